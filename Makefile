@@ -1,0 +1,100 @@
+# ocrec — build, test, install.
+#   make                 build ./ocrec (objects under $(BUILD))
+#   make check           build and run the whole test suite
+#   make check SANITIZE=1  the same under AddressSanitizer + UBSan (separate build dir)
+#   make deps            install the Debian packages ocrec needs (root)
+#   make fuzz            build the libFuzzer target for the perf.data reader
+#   make install         PREFIX=/usr/local DESTDIR=
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= cc
+PKGS     := jansson libcurl libelf libdw capstone libzstd
+
+ifeq ($(SANITIZE),1)
+BUILD    ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wmissing-prototypes
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
+              -DOCREC_VERSION='"$(VERSION)"' -DOCREC_DATADIR='"$(PREFIX)/share/ocrec"' -MMD -MP
+LDLIBS   := $(PKG_LIBS) -lpfm -lpthread -lm
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+# The library: every module below src/ except the command-line front end.
+LIB_SRC  := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libocrec.a
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+
+MAN_PAGES := $(wildcard docs/*.1)
+
+.PHONY: all check test-bins deps fuzz install clean bench
+all: ocrec
+
+ocrec: $(BUILD)/ocrec
+	@ln -sf $(BUILD)/ocrec ocrec
+
+$(BUILD)/ocrec: $(CLI_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+test-bins: $(BUILD)/ocrec $(UNIT_BIN) $(HELPER_BIN)
+
+# The one test command: builds everything and runs unit + end-to-end tests.
+check: test-bins
+	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) sh tests/run.sh $(T)
+
+deps:
+	sh contrib/install-deps.sh
+
+fuzz: $(LIB)
+	@mkdir -p $(BUILD)/fuzz
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc $(PKG_CFLAGS) \
+	    -o $(BUILD)/fuzz/fuzz-perfdata tests/fuzz/fuzz-perfdata.c \
+	    $(filter-out src/cli/%,$(LIB_SRC)) $(LDLIBS)
+
+install: ocrec
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ocrec/events \
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 755 $(BUILD)/ocrec $(DESTDIR)$(PREFIX)/bin/ocrec
+	install -m 644 events/*.json $(DESTDIR)$(PREFIX)/share/ocrec/events/
+	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/)
+	$(if $(wildcard contrib/ocrec.bash),install -m 644 contrib/ocrec.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ocrec)
+
+clean:
+	rm -rf build build-san build-* ocrec
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

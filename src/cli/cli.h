@@ -1,0 +1,74 @@
+/* cli.h — the command-line front end: command table, global options, messages.
+ *
+ * Each command lives in its own cmd-NAME.c as `int cmd_NAME(int argc, char **argv)`
+ * (argv[0] is the command name). Commands parse their options, call the library
+ * below src/ and print; the knowledge lives in the library.
+ */
+#ifndef OCREC_CLI_H
+#define OCREC_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "util/util.h"
+
+/* Options every command honours (also accepted before the command name). */
+struct global_opts {
+	const char *cpuinfo;   /* --cpuinfo FILE: a /proc/cpuinfo copy */
+	const char *cpuid;     /* --cpuid FILE: a CPUID dump (docs/cpuid-format.md) */
+	const char *sysfs;     /* --sysfs DIR or $OCREC_SYSFS: stand-in for /sys */
+};
+extern struct global_opts g_opts;
+
+enum {
+	OPT_GLOBAL_CPUINFO = 0x1000,
+	OPT_GLOBAL_CPUID,
+	OPT_GLOBAL_SYSFS,
+	OPT_FIRST_LOCAL = 0x1100,  /* commands number their long-only options from here */
+};
+
+/* Put this at the end of a command's struct option array (before the {0}). */
+#define GLOBAL_LONG_OPTIONS \
+	{ "cpuinfo", required_argument, NULL, OPT_GLOBAL_CPUINFO }, \
+	{ "cpuid", required_argument, NULL, OPT_GLOBAL_CPUID }, \
+	{ "sysfs", required_argument, NULL, OPT_GLOBAL_SYSFS }, \
+	{ "help", no_argument, NULL, 'h' }
+
+/* Handle a global option returned by getopt_long; returns 1 if it was one. */
+int global_option(int c, const char *arg);
+/* The sysfs root to use: --sysfs, else $OCREC_SYSFS, else "/sys". */
+const char *sysfs_root(void);
+
+/* Print "ocrec: MSG" on stderr; returns 2 (the exit code for bad input). */
+int cli_error(const char *fmt, ...) OC_PRINTF(1, 2);
+/* Print the library's last error (oc_errmsg()) as one line; returns 2. */
+int cli_fail(void);
+/* For an option getopt rejected: one line pointing at --help; returns 2. */
+int cli_bad_usage(const char *cmd);
+/* Print usage text to stdout (for --help) and return 0. */
+int cli_help(const char *usage);
+/* The message for commands whose issue has not landed yet (exit 2). */
+int cli_not_yet(const char *cmd);
+
+/* Command table entry. */
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+extern const struct command commands[];
+const struct command *find_command(const char *name);
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
+int cmd_list_events(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
+int cmd_download(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_autofdo(int argc, char **argv);
+int cmd_perf(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+#endif

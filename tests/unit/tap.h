@@ -1,0 +1,39 @@
+/* Minimal checks for ocrec's C unit tests: each prints PASS/FAIL/SKIP lines
+ * that tests/run.sh counts. Return test_done() from main(). */
+#ifndef OCREC_TAP_H
+#define OCREC_TAP_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_failed;
+
+#define CHECK(cond, name) do { \
+	if (cond) printf("PASS %s\n", name); \
+	else { printf("FAIL %s: %s (%s:%d)\n", name, #cond, __FILE__, __LINE__); tap_failed++; } \
+} while (0)
+
+#define CHECK_INT(got, want, name) do { \
+	long long g_ = (long long)(got), w_ = (long long)(want); \
+	if (g_ == w_) printf("PASS %s\n", name); \
+	else { printf("FAIL %s: got %lld, want %lld (%s:%d)\n", name, g_, w_, __FILE__, __LINE__); tap_failed++; } \
+} while (0)
+
+#define CHECK_U64(got, want, name) do { \
+	uint64_t g_ = (uint64_t)(got), w_ = (uint64_t)(want); \
+	if (g_ == w_) printf("PASS %s\n", name); \
+	else { printf("FAIL %s: got 0x%" PRIx64 ", want 0x%" PRIx64 " (%s:%d)\n", name, g_, w_, __FILE__, __LINE__); tap_failed++; } \
+} while (0)
+
+#define CHECK_STR(got, want, name) do { \
+	const char *g_ = (got), *w_ = (want); \
+	if (g_ && w_ && strcmp(g_, w_) == 0) printf("PASS %s\n", name); \
+	else { printf("FAIL %s: got \"%s\", want \"%s\" (%s:%d)\n", name, g_ ? g_ : "(null)", w_ ? w_ : "(null)", __FILE__, __LINE__); tap_failed++; } \
+} while (0)
+
+#define SKIP(name, why) printf("SKIP %s: %s\n", name, why)
+
+static inline int test_done(void) { return tap_failed ? 1 : 0; }
+
+#endif
