@@ -1,0 +1,69 @@
+/* symbols.h — ELF symbols, DSOs found by path or build-id, and process maps
+ * built from MMAP/MMAP2 records, so a sampled address becomes dso + symbol + line. */
+#ifndef OCREC_SYMBOLS_H
+#define OCREC_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "symbols/debuginfo.h"
+
+struct symbol {
+	uint64_t start, size;      /* file virtual address and size */
+	const char *name;          /* as in the symbol table (mangled) */
+};
+
+struct dso {
+	char *name;                /* path as recorded */
+	char *short_name;          /* basename, as perf prints it */
+	char *found_path;          /* where it was actually read from, or NULL (missing) */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	bool kernel;
+	/* private: sorted symbols, ELF load info, lazily opened debuginfo */
+	struct symbol *syms;
+	size_t nr_syms;
+	uint64_t text_vaddr, text_offset;  /* first executable PT_LOAD: p_vaddr, p_offset */
+	bool is_pie;
+	struct debuginfo *di;
+	bool di_tried;
+};
+
+struct sym_options {
+	const char *symfs;         /* --symfs DIR */
+	const char *kallsyms;      /* --kallsyms FILE */
+	bool quiet;
+};
+
+struct symtab;                 /* all DSOs and per-pid maps of one session */
+
+struct symtab *symtab_new(const struct sym_options *opts);
+void symtab_free(struct symtab *st);
+/* Register a build-id (from the BUILD_ID feature or an MMAP2 record) for a path. */
+void symtab_add_build_id(struct symtab *st, const char *path, const uint8_t *id, uint8_t size);
+/* Apply an MMAP/MMAP2 record (pid -1: kernel). */
+void symtab_mmap(struct symtab *st, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		 const char *filename, bool kernel);
+/* FORK copies the parent's maps; EXEC (COMM with exec) clears them. */
+void symtab_fork(struct symtab *st, uint32_t pid, uint32_t ppid);
+void symtab_exec(struct symtab *st, uint32_t pid);
+
+/* A resolved address. */
+struct addr_loc {
+	struct dso *dso;           /* NULL when unmapped */
+	uint64_t file_addr;        /* address in the DSO's own ELF virtual address space */
+	const struct symbol *sym;  /* NULL when unknown */
+	uint64_t sym_off;          /* file_addr - sym->start */
+	bool kernel;
+};
+/* Resolve addr in process pid. Always fills out (dso/sym NULL when unknown). */
+void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out);
+/* Lines of a DSO address (opens its debuginfo once). NULL when none. */
+struct debuginfo *dso_debuginfo(struct dso *dso);
+/* Look up a symbol by file address in a DSO. */
+const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr);
+/* Open one ELF file as a DSO outside any session (autofdo's --binary). */
+struct dso *dso_open_file(const char *path);
+void dso_free(struct dso *dso);
+
+#endif
