@@ -38,4 +38,31 @@ struct record_stats {
 	int lbr_depth;
 };
 
+/* --- ring buffers (shared with the software sampler) --- */
+
+/* One perf_event mmap ring buffer: 1 + 2^n pages, mapped read-write. */
+struct ring {
+	void *base;
+	size_t size;               /* whole mapping */
+	size_t data_size;          /* 2^n pages */
+	unsigned char *copybuf;    /* for records that wrap around */
+	size_t copybuf_size;
+};
+/* Map fd's ring buffer with data_pages (a power of two) pages. */
+int ring_map(struct ring *r, int fd, size_t data_pages);
+void ring_unmap(struct ring *r);
+/* Deliver every complete record between tail and head (wrap-around handled),
+ * then release them to the kernel. Returns the number of records, or -1 if
+ * the callback failed (its error stays in oc_errmsg()). */
+typedef int (*ring_record_fn)(const struct perf_event_header *hdr, void *arg);
+long ring_drain(struct ring *r, ring_record_fn fn, void *arg);
+
+/* perf_event_open(2) wrapper. */
+int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			unsigned long flags);
+
+/* Record as opts say; fills st. Returns 0, or -1 + oc_err() (the message is the
+ * one line a user can act on). */
+int record_run(const struct record_opts *opts, struct record_stats *st);
+
 #endif
