@@ -29,6 +29,8 @@ struct cpu_desc {
 	bool hybrid;              /* core types cpu_core + cpu_atom */
 	bool have_cpuid;          /* CPUID leaves were available (live or --cpuid) */
 	struct lbr_info lbr;
+	const char *core_types;   /* hybrid parts: "Golden Cove + Gracemont"; else NULL */
+	const char *hybrid_source; /* "CPUID 7 EDX[15]" or "model table"; NULL when not hybrid */
 };
 
 /* Identify the CPU; 0, or -1 + oc_err() naming the bad input. */
@@ -37,7 +39,19 @@ bool cpu_is_intel(const struct cpu_desc *c);
 bool cpu_is_amd(const struct cpu_desc *c);
 const char *lbr_kind_name(enum lbr_kind k);   /* "legacy", "arch", "amd-brs", ... */
 
-/* What the running kernel offers (read from a sysfs root, "/sys" normally). */
+/* Parse a perfmon CPU string "GenuineIntel-6-55-4" (family decimal, model and
+ * stepping hex) into vendor/family/model/stepping; 0, or -1 + oc_err(). */
+int cpu_parse_string(const char *s, struct cpu_desc *out);
+/* Name, hybrid and LBR of out (vendor/family/model/stepping set) from the tables
+ * and, when cpuid is not NULL, CPUID leaves (struct cpuid_leaves, cpu/cpuid.h). */
+struct cpuid_leaves;
+void cpu_classify(struct cpu_desc *out, const struct cpuid_leaves *cpuid);
+
+/* What the running kernel offers (read from a sysfs root, "/sys" normally).
+ * perf_event_paranoid is read from proc/sys/kernel/perf_event_paranoid beside the
+ * sysfs root (/sys → /proc; a fake tree FAKE/sys → FAKE/proc). On hybrid parts
+ * core_pmu is "cpu_core". Without caps/branches, branch_stack is probed with
+ * perf_event_open on the live /sys only. */
 struct kernel_pmu {
 	char **pmus;              /* names in /sys/bus/event_source/devices, sorted, NULL-terminated */
 	int nr_pmus;
@@ -51,6 +65,8 @@ int kernel_pmu_probe(const char *sysfs_root, struct kernel_pmu *out);
 void kernel_pmu_free(struct kernel_pmu *k);
 /* The format terms a PMU declares (sysfs .../devices/PMU/format/TERM): NULL-terminated; free with strv_free. */
 char **pmu_format_terms(const char *sysfs_root, const char *pmu);
+/* The contents of one format term ("config:0-7"); NULL + oc_err() when absent. Caller frees. */
+char *pmu_format_term_spec(const char *sysfs_root, const char *pmu, const char *term);
 /* Uncore box PMU names of a unit prefix ("uncore_cbox" → uncore_cbox_0, ...); free with strv_free. */
 char **pmu_boxes(const char *sysfs_root, const char *prefix);
 

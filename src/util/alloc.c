@@ -1,4 +1,5 @@
 /* Allocation that never returns NULL, and the growable string. */
+#define _GNU_SOURCE  /* vasprintf */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
