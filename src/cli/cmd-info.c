@@ -168,6 +168,8 @@ int cmd_info(int argc, char **argv)
 		return cli_error("info: unexpected argument '%s' (see 'ocrec info --help')", argv[optind]);
 	src.cpuinfo = g_opts.cpuinfo;
 	src.cpuid = g_opts.cpuid;
+	if (src.cpu_string && src.cpuinfo)
+		return cli_error("info: --cpu and --cpuinfo both name a CPU; give one");
 	if (cpu_detect(&src, &cpu) < 0)
 		return cli_fail();
 	root = sysfs_root();

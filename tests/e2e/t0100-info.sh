@@ -61,12 +61,37 @@ else
 fi
 
 # --- named CPUs: fixtures (expected values from the kernel's model switch) -----
+# jtable KEY.PATH... < LIST: for each line "FILE rest" of LIST, FILE and the values
+# of $TMP/FILE.json at those paths (spaces in values as _); one python3 for all.
+jtable() {
+	python3 -c '
+import json, sys
+for line in sys.stdin:
+    f = line.split()[0]
+    try:
+        doc = json.load(open(sys.argv[1] + "/" + f + ".json"))
+    except ValueError:
+        print(f, "(no JSON)")
+        continue
+    vals = []
+    for path in sys.argv[2:]:
+        v = doc
+        for k in path.split("."):
+            v = v[k]
+        vals.append((v if isinstance(v, str) else json.dumps(v)).replace(" ", "_"))
+    print(f, " ".join(vals))
+' "$TMP" "$@"
+}
+# compare_table NAME-PREFIX EXPECTED-FILE ACTUAL-FILE: one check per line
+compare_table() {
+	_i=1
+	while read -r _exp; do
+		check_eq "$1 ${_exp%% *}" "$_exp" "$(sed -n "${_i}p" "$3")"
+		_i=$((_i + 1))
+	done <"$2"
+}
 # file  perfmon-id  kind  depth  name
-while read -r f id kind depth name; do
-	"$OCREC" info --json --cpuinfo "$FIX/$f" >"$TMP/f.json" 2>"$TMP/f.err"
-	check_eq "$f: $id, LBR $kind $depth, $name" "$id $kind $depth $name" \
-		"$(jget "$TMP/f.json" cpu.perfmon_id lbr.kind lbr.depth | tr -d '\n') $(jget "$TMP/f.json" cpu.name | tr ' ' _)"
-done <<'EOF_T'
+cat >"$TMP/cpuinfo.expected" <<'EOF_T'
 merom.cpuinfo GenuineIntel-6-F-6 legacy 4 Merom
 atom-bonnell.cpuinfo GenuineIntel-6-1C-A legacy 8 Bonnell
 atom-bonnell-old.cpuinfo GenuineIntel-6-1C-2 none 0 Bonnell
@@ -78,13 +103,14 @@ amd-zen3.cpuinfo AuthenticAMD-25-1-1 unknown null Zen_3_(Milan)
 amd-zen4.cpuinfo AuthenticAMD-25-11-1 amd-lbr-v2 null Zen_4_(Genoa)
 intel-unknown.cpuinfo GenuineIntel-6-FF-0 unknown null unknown
 EOF_T
+while read -r f _; do
+	"$OCREC" info --json --cpuinfo "$FIX/$f" >"$TMP/$f.json" 2>&1
+done <"$TMP/cpuinfo.expected"
+jtable cpu.perfmon_id lbr.kind lbr.depth cpu.name <"$TMP/cpuinfo.expected" >"$TMP/cpuinfo.actual"
+compare_table "--cpuinfo" "$TMP/cpuinfo.expected" "$TMP/cpuinfo.actual"
 
 # CPUID dumps: Arch LBR depth bitmaps, hybrid, AMD BRS and LbrExtV2
-while read -r f id kind depth hybrid; do
-	"$OCREC" info --json --cpuid "$FIX/$f" >"$TMP/f.json" 2>"$TMP/f.err"
-	check_eq "$f: $id, LBR $kind $depth, hybrid $hybrid" "$id $kind $depth $hybrid" \
-		"$(jget "$TMP/f.json" cpu.perfmon_id lbr.kind lbr.depth cpu.hybrid)"
-done <<'EOF_T'
+cat >"$TMP/cpuid.expected" <<'EOF_T'
 spr-arch-lbr.cpuid GenuineIntel-6-8F-8 arch 32 false
 adln-arch-lbr-8.cpuid GenuineIntel-6-BE-0 arch 8 false
 adl-hybrid.cpuid GenuineIntel-6-97-2 arch 32 true
@@ -94,6 +120,38 @@ amd-zen3-brs.cpuid AuthenticAMD-25-1-1 amd-brs 16 false
 amd-zen4-lbrv2.cpuid AuthenticAMD-25-11-1 amd-lbr-v2 16 false
 amd-epyc-milan-vm.cpuid AuthenticAMD-25-1-1 none 0 false
 EOF_T
+while read -r f _; do
+	"$OCREC" info --json --cpuid "$FIX/$f" >"$TMP/$f.json" 2>&1
+done <"$TMP/cpuid.expected"
+jtable cpu.perfmon_id lbr.kind lbr.depth cpu.hybrid <"$TMP/cpuid.expected" >"$TMP/cpuid.actual"
+compare_table "--cpuid" "$TMP/cpuid.expected" "$TMP/cpuid.actual"
+
+# ../shared's minimal cpuinfo files of real machines: the perfmon id must select
+# the right file of Intel's own mapfile (its Family-model column is a regex).
+if [ -d "$SHARED/data/cpuinfo" ] && [ -f "$SHARED/data/perfmon/mapfile.csv" ]; then
+	cat >"$TMP/shared.expected" <<'EOF_T'
+skx.cpuinfo GenuineIntel-6-55-4 legacy 32 /SKX/events/skylakex_core.json
+clx.cpuinfo GenuineIntel-6-55-7 legacy 32 /CLX/events/cascadelakex_core.json
+hsw.cpuinfo GenuineIntel-6-3C-3 legacy 16 /HSW/events/haswell_core.json
+nhm-ep.cpuinfo GenuineIntel-6-1A-5 legacy 16 /NHM-EP/events/NehalemEP_core.json
+skl.cpuinfo GenuineIntel-6-5E-3 legacy 32 /SKL/events/skylake_core.json
+spr.cpuinfo GenuineIntel-6-8F-8 arch null /SPR/events/sapphirerapids_core.json
+adl.cpuinfo GenuineIntel-6-97-2 arch null /ADL/events/alderlake_gracemont_core.json
+EOF_T
+	while read -r f _; do
+		"$OCREC" info --json --cpuinfo "$SHARED/data/cpuinfo/$f" >"$TMP/$f.json" 2>&1
+	done <"$TMP/shared.expected"
+	jtable cpu.perfmon_id lbr.kind lbr.depth <"$TMP/shared.expected" | while read -r f id rest; do
+		# as pmu-tools does: the id with its stepping, or without it
+		core=$(awk -F, -v id="$id" -v fm="${id%-*}" '($4 == "core" || $4 == "hybridcore") &&
+			(id ~ ("^" $1 "$") || fm ~ ("^" $1 "$")) { print $3; exit }' \
+			"$SHARED/data/perfmon/mapfile.csv")
+		echo "$f $id $rest $core"
+	done >"$TMP/shared.actual"
+	compare_table "shared cpuinfo" "$TMP/shared.expected" "$TMP/shared.actual"
+else
+	skip "shared cpuinfo" "../shared/data/cpuinfo or its perfmon mapfile is absent"
+fi
 check_match "hybrid core types in text" 'hybrid: +yes, Golden Cove \+ Gracemont \(from CPUID 7 EDX\[15\]\)' \
 	"$("$OCREC" info --cpuid "$FIX/adl-hybrid.cpuid")"
 
@@ -136,5 +194,6 @@ bad "missing --cpuinfo" "/nonexistent" --cpuinfo /nonexistent
 bad "bad --cpuid line" "bad-line.cpuid:3:" --cpuid "$FIX/bad-line.cpuid"
 bad "--cpuid for another CPU than --cpu" "skx.cpuid describes GenuineIntel-6-55" --cpuid "$FIX/skx.cpuid" --cpu AuthenticAMD-25-1-1
 bad "missing --sysfs" "/nonexistent-sys" --sysfs /nonexistent-sys
+bad "--cpu with --cpuinfo" "--cpu and --cpuinfo both" --cpu GenuineIntel-6-55-4 --cpuinfo "$FIX/merom.cpuinfo"
 bad "stray argument" "unexpected argument 'foo'" foo
 "$OCREC" info --bogus >/dev/null 2>&1; check_eq "unknown option exits 2" 2 $?

@@ -1,0 +1,214 @@
+/* attr.c — perf_event_attr for a recording (perf 6.1's evsel__config choices,
+ * ../shared/docs/perf-facts.md §2.1), -j branch filters, and opening events
+ * with perf's fallbacks and one-line messages (§2.2, §2.5). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu/cpu.h"
+#include "record/record.h"
+#include "util/util.h"
+
+#define DEFAULT_FREQ 4000   /* perf record's default -F */
+
+int (*record_perf_event_open_fn)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+				 unsigned long flags) = sys_perf_event_open;
+
+/* perf 6.1 util/parse-branch-options.c names. */
+static const struct {
+	const char *name;
+	uint64_t bit;
+} branch_names[] = {
+	{ "u", PERF_SAMPLE_BRANCH_USER },
+	{ "k", PERF_SAMPLE_BRANCH_KERNEL },
+	{ "hv", PERF_SAMPLE_BRANCH_HV },
+	{ "any", PERF_SAMPLE_BRANCH_ANY },
+	{ "any_call", PERF_SAMPLE_BRANCH_ANY_CALL },
+	{ "any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN },
+	{ "ind_call", PERF_SAMPLE_BRANCH_IND_CALL },
+	{ "abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX },
+	{ "in_tx", PERF_SAMPLE_BRANCH_IN_TX },
+	{ "no_tx", PERF_SAMPLE_BRANCH_NO_TX },
+	{ "cond", PERF_SAMPLE_BRANCH_COND },
+	{ "ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP },
+	{ "call", PERF_SAMPLE_BRANCH_CALL },
+	{ "save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE },
+	{ "stack", PERF_SAMPLE_BRANCH_CALL_STACK },
+};
+
+#define BRANCH_PRIV_BITS (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV)
+
+int record_parse_branch_filter(const char *s, uint64_t *mask)
+{
+	size_t n, i, k;
+	char **names = str_split(s, ',', &n);
+	uint64_t m = 0;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < ARRAY_SIZE(branch_names); k++)
+			if (strcmp(names[i], branch_names[k].name) == 0)
+				break;
+		if (k == ARRAY_SIZE(branch_names)) {
+			struct strbuf valid = STRBUF_INIT;
+
+			for (k = 0; k < ARRAY_SIZE(branch_names); k++)
+				sb_printf(&valid, "%s%s", k ? "," : "", branch_names[k].name);
+			oc_err("-j %s: unknown branch filter '%s' (valid: %s)", s, names[i], sb_str(&valid));
+			sb_free(&valid);
+			strv_free(names);
+			return -1;
+		}
+		m |= branch_names[k].bit;
+	}
+	strv_free(names);
+	if ((m & ~BRANCH_PRIV_BITS) == 0)
+		m |= PERF_SAMPLE_BRANCH_ANY;
+	*mask = m;
+	return 0;
+}
+
+void record_config_attr(struct record_event *ev, const struct record_opts *o,
+			const struct cpu_desc *cpu, const struct record_layout *l)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	a->size = sizeof(*a);
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	if (o->all_cpus)
+		a->sample_type |= PERF_SAMPLE_CPU;
+	if (o->callgraph_fp)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (l->several_events) {
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+		a->read_format |= PERF_FORMAT_ID;
+	}
+	if (o->branch_stack) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = o->branch_filter ? o->branch_filter : PERF_SAMPLE_BRANCH_ANY;
+		/* Precise events route to IBS on AMD, and IBS has no branch stacks. */
+		if (a->precise_ip && cpu && cpu_is_amd(cpu)) {
+			oc_warn("%s: precise modifier dropped for branch sampling on AMD "
+				"(precise sampling uses IBS, which has no branch stacks)", ev->name);
+			a->precise_ip = 0;
+		}
+	}
+
+	/* -c wins over -F; a period the event came with (ocperf's SampleAfterValue)
+	 * wins over the default frequency. */
+	if (o->period) {
+		a->freq = 0;
+		a->sample_period = o->period;
+	} else if (o->freq) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else if (!a->sample_period) {
+		a->freq = 1;
+		a->sample_freq = DEFAULT_FREQ;
+	}
+
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	a->disabled = 1;
+	a->enable_on_exec = l->enable_on_exec;
+	if (l->exclude_kernel) {
+		a->exclude_kernel = 1;
+		a->exclude_hv = 1;
+	}
+	if (l->tracking) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+static bool is_software(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT;
+}
+
+static int read_sysctl_int(const char *path, int dflt)
+{
+	char *s = read_line_file(path);
+	int v = s ? atoi(s) : dflt;
+
+	free(s);
+	return v;
+}
+
+int record_open_error(int err, const struct record_event *ev, bool all_cpus)
+{
+	const struct perf_event_attr *a = &ev->attr;
+	bool branches = a->sample_type & PERF_SAMPLE_BRANCH_STACK;
+	const char *name = ev->name;
+
+	switch (err) {
+	case ENOENT:
+		if (is_software(a))
+			return oc_err("%s: event not supported by this kernel", name);
+		return oc_err("%s: no hardware PMU here — a VM? (software events such as cpu-clock work%s)",
+			      name, branches ? "; for -b use --branch-sampler=software" : "");
+	case EOPNOTSUPP:
+		if (branches)
+			return oc_err("%s: %s no branch stacks (-b/-j); use --branch-sampler=software",
+				      name, is_software(a) ? "software events have" : "this PMU gives");
+		return oc_err("%s: not supported by this PMU (operation not supported)", name);
+	case EACCES:
+	case EPERM: {
+		int paranoid = read_sysctl_int("/proc/sys/kernel/perf_event_paranoid", -99);
+		int need = all_cpus ? 0 : (!a->exclude_kernel ||
+					   (a->branch_sample_type & PERF_SAMPLE_BRANCH_KERNEL)) ? 1 : 2;
+
+		return oc_err("%s: permission denied: kernel.perf_event_paranoid is %d, %s needs %d or lower "
+			      "(or root/CAP_PERFMON): sysctl kernel.perf_event_paranoid=%d",
+			      name, paranoid, all_cpus ? "-a" : a->exclude_kernel ? "profiling" :
+			      "kernel profiling", need, need);
+	}
+	case EBUSY:
+		return oc_err("%s: the PMU is busy: the LBR or counters are in use by another tool "
+			      "(another perf, BTS or PT session); retry when it ends", name);
+	case EINVAL:
+		if (a->freq) {
+			int max = read_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+
+			if (max > 0 && a->sample_freq > (uint64_t)max)
+				return oc_err("-F %llu is above kernel.perf_event_max_sample_rate (%d)",
+					      (unsigned long long)a->sample_freq, max);
+		}
+		if (branches)
+			return oc_err("%s: the kernel refused this branch filter or period (invalid argument)", name);
+		return oc_err("%s: the kernel refused the event settings (invalid argument)", name);
+	case ESRCH:
+		return oc_err("%s: no such process", name);
+	case EMFILE:
+		return oc_err("%s: too many open files (raise ulimit -n)", name);
+	default:
+		return oc_err("%s: perf_event_open failed: %s", name, strerror(err));
+	}
+}
+
+int record_open_event(struct record_event *ev, pid_t pid, int cpu, int group_fd, bool all_cpus)
+{
+	for (;;) {
+		int fd = record_perf_event_open_fn(&ev->attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		int err = errno;
+
+		if (fd >= 0)
+			return fd;
+		/* Like perf: a precise level the PMU refuses is lowered and retried. */
+		if ((err == EOPNOTSUPP || err == EINVAL) && ev->attr.precise_ip > 0) {
+			unsigned lower = ev->attr.precise_ip - 1;
+
+			if (!ev->precise_max)
+				oc_warn("%s: precise level %u is not supported here, retrying with %u",
+					ev->name, ev->attr.precise_ip, lower);
+			ev->attr.precise_ip = lower;
+			continue;
+		}
+		record_open_error(err, ev, all_cpus);
+		errno = err;
+		return -1;
+	}
+}

@@ -1,0 +1,332 @@
+/* buildid.c — which mapped objects got samples (a small process model fed by
+ * the records as they are written), their GNU build-ids for the BUILD_ID
+ * feature, and perf's build-id cache (~/.debug, perf's util/build-id.c layout:
+ * DIR/<abs path>/<hex>/elf and DIR/.build-id/<2 hex>/<rest> -> ../../<abs path>/<hex>). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/record-internal.h"
+#include "util/util.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+struct dso {
+	char *path;
+	bool hit;
+};
+
+struct vma {
+	uint64_t start, end;
+	size_t dso;
+};
+
+struct proc {
+	uint32_t pid;
+	struct vma *vmas;
+	size_t nr, cap;
+};
+
+struct dso_tracker {
+	struct dso *dsos;
+	size_t nr_dsos, cap_dsos;
+	struct proc *procs;
+	size_t nr_procs, cap_procs;
+	size_t last_proc;      /* samples come in runs from one process */
+	bool kernel_hit;
+};
+
+struct dso_tracker *dso_tracker_new(void)
+{
+	return xcalloc(1, sizeof(struct dso_tracker));
+}
+
+void dso_tracker_free(struct dso_tracker *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nr_dsos; i++)
+		free(t->dsos[i].path);
+	for (i = 0; i < t->nr_procs; i++)
+		free(t->procs[i].vmas);
+	free(t->dsos);
+	free(t->procs);
+	free(t);
+}
+
+static size_t dso_index(struct dso_tracker *t, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_dsos; i++)
+		if (strcmp(t->dsos[i].path, path) == 0)
+			return i;
+	GROW(t->dsos, t->cap_dsos, t->nr_dsos + 1);
+	t->dsos[t->nr_dsos].path = xstrdup(path);
+	t->dsos[t->nr_dsos].hit = false;
+	return t->nr_dsos++;
+}
+
+static struct proc *find_proc(struct dso_tracker *t, uint32_t pid, bool create)
+{
+	size_t i;
+
+	if (t->last_proc < t->nr_procs && t->procs[t->last_proc].pid == pid)
+		return &t->procs[t->last_proc];
+	for (i = 0; i < t->nr_procs; i++)
+		if (t->procs[i].pid == pid) {
+			t->last_proc = i;
+			return &t->procs[i];
+		}
+	if (!create)
+		return NULL;
+	GROW(t->procs, t->cap_procs, t->nr_procs + 1);
+	memset(&t->procs[t->nr_procs], 0, sizeof(struct proc));
+	t->procs[t->nr_procs].pid = pid;
+	t->last_proc = t->nr_procs;
+	return &t->procs[t->nr_procs++];
+}
+
+void dso_tracker_add_map(struct dso_tracker *t, uint32_t pid, uint64_t start, uint64_t len, const char *path)
+{
+	struct proc *p;
+
+	if (path[0] != '/')   /* [vdso], //anon, [heap]: no file to identify */
+		return;
+	p = find_proc(t, pid, true);
+	GROW(p->vmas, p->cap, p->nr + 1);
+	p->vmas[p->nr++] = (struct vma){ start, start + len, dso_index(t, path) };
+}
+
+static void on_fork(struct dso_tracker *t, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent, *child;
+	size_t n;
+
+	if (pid == ppid)
+		return;   /* a new thread shares its process's maps */
+	parent = find_proc(t, ppid, false);
+	if (!parent)
+		return;
+	n = parent->nr;
+	child = find_proc(t, pid, true);
+	parent = find_proc(t, ppid, false);   /* creating the child may have moved it */
+	GROW(child->vmas, child->cap, n);
+	memcpy(child->vmas, parent->vmas, n * sizeof(struct vma));
+	child->nr = n;
+}
+
+static void on_sample(struct dso_tracker *t, uint16_t misc, uint64_t ip, uint32_t pid)
+{
+	struct proc *p;
+	size_t i;
+
+	if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+		t->kernel_hit = true;
+		return;
+	}
+	p = find_proc(t, pid, false);
+	if (!p)
+		return;
+	/* Newest mapping first: a later mmap over the same range replaced it. */
+	for (i = p->nr; i-- > 0;)
+		if (ip >= p->vmas[i].start && ip < p->vmas[i].end) {
+			t->dsos[p->vmas[i].dso].hit = true;
+			return;
+		}
+}
+
+void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h, size_t ip_offset)
+{
+	const unsigned char *body = (const unsigned char *)(h + 1);
+	size_t len = h->size - sizeof(*h);
+	uint32_t u32[4];
+	uint64_t u64[2];
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		if (len < ip_offset + 16)
+			return;
+		memcpy(&u64[0], body + ip_offset, 8);
+		memcpy(&u32[0], body + ip_offset + 8, 4);
+		on_sample(t, h->misc, u64[0], u32[0]);
+		break;
+	case PERF_RECORD_MMAP2:
+		/* pid, tid; addr, len, pgoff; maj, min, ino, ino_gen (24); prot, flags; filename */
+		if (len <= 64)
+			return;
+		memcpy(u32, body, 8);
+		memcpy(u64, body + 8, 16);
+		if (memchr(body + 64, 0, len - 64))
+			dso_tracker_add_map(t, u32[0], u64[0], u64[1], (const char *)body + 64);
+		break;
+	case PERF_RECORD_FORK:
+		if (len < 16)
+			return;
+		memcpy(u32, body, 16);
+		on_fork(t, u32[0], u32[1]);
+		break;
+	case PERF_RECORD_COMM:
+		if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && len >= 8) {
+			struct proc *p;
+
+			memcpy(u32, body, 8);
+			p = find_proc(t, u32[0], false);
+			if (p)
+				p->nr = 0;   /* exec: a new address space */
+		}
+		break;
+	}
+}
+
+/* Walk raw notes (4-byte aligned Elf_Nhdr, name, desc) for NT_GNU_BUILD_ID. */
+static int find_gnu_build_id(const unsigned char *p, size_t n, uint8_t id[20])
+{
+	size_t off = 0;
+
+	while (off + 12 <= n) {
+		uint32_t namesz, descsz, type;
+		size_t name_off, desc_off;
+
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		name_off = off + 12;
+		desc_off = name_off + ((namesz + 3) & ~3u);
+		if (desc_off > n || descsz > n - desc_off)
+			return 0;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name_off, "GNU", 4) == 0 &&
+		    descsz > 0) {
+			size_t sz = descsz > 20 ? 20 : descsz;
+
+			memcpy(id, p + desc_off, sz);
+			return (int)sz;
+		}
+		off = desc_off + ((descsz + 3) & ~3u);
+	}
+	return 0;
+}
+
+int read_build_id(const char *path, uint8_t id[20])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), size = 0;
+	Elf *e;
+	size_t nph, i;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &nph) == 0) {
+		for (i = 0; i < nph && !size; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+			if (d && d->d_buf)
+				size = find_gnu_build_id(d->d_buf, d->d_size, id);
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return size;
+}
+
+int read_kernel_build_id(const char *notes_path, uint8_t id[20])
+{
+	size_t n;
+	char *buf = read_file(notes_path, &n);
+	int size;
+
+	if (!buf)
+		return 0;
+	size = find_gnu_build_id((const unsigned char *)buf, n, id);
+	free(buf);
+	return size;
+}
+
+static void hex_id(const uint8_t *id, int size, char *out)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * size] = 0;
+}
+
+int build_id_cache_add(const char *cache_dir, const char *path, const uint8_t *id, int size)
+{
+	char hex[41], abs[PATH_MAX];
+	char *dir = NULL, *elf = NULL, *linkdir = NULL, *link = NULL, *target = NULL, *tmp = NULL;
+	char *data = NULL;
+	size_t len;
+	int rc = -1;
+
+	if (!realpath(path, abs))
+		return oc_err_errno("build-id cache: %s", path);
+	hex_id(id, size, hex);
+	dir = xasprintf("%s%s/%s", cache_dir, abs, hex);
+	elf = xasprintf("%s/elf", dir);
+	linkdir = xasprintf("%s/.build-id/%.2s", cache_dir, hex);
+	link = xasprintf("%s/%s", linkdir, hex + 2);
+	target = xasprintf("../..%s/%s", abs, hex);
+	if (mkdir_p(dir, 0755) < 0 || mkdir_p(linkdir, 0755) < 0)
+		goto out;
+	if (!file_exists(elf)) {
+		data = read_file(abs, &len);
+		if (!data || write_file_atomic(elf, data, len) < 0)
+			goto out;
+	}
+	/* The link, made under a temporary name and renamed into place. */
+	tmp = xasprintf("%s.tmp.%d", link, (int)getpid());
+	unlink(tmp);
+	if (symlink(target, tmp) < 0) {
+		oc_err_errno("build-id cache: symlink %s", link);
+		goto out;
+	}
+	if (rename(tmp, link) < 0) {
+		oc_err_errno("build-id cache: rename to %s", link);
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(data); free(dir); free(elf); free(linkdir); free(link); free(target); free(tmp);
+	return rc;
+}
+
+void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, const char *cache_dir)
+{
+	uint8_t id[20];
+	size_t i;
+	int size;
+
+	for (i = 0; i < t->nr_dsos; i++) {
+		if (!t->dsos[i].hit)
+			continue;
+		size = read_build_id(t->dsos[i].path, id);
+		if (!size)
+			continue;
+		pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, (uint8_t)size, t->dsos[i].path);
+		if (cache_dir && build_id_cache_add(cache_dir, t->dsos[i].path, id, size) < 0)
+			oc_warn("%s", oc_errmsg());
+	}
+	if (t->kernel_hit) {
+		size = read_kernel_build_id("/sys/kernel/notes", id);
+		if (size)
+			pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, (uint8_t)size, "[kernel.kallsyms]");
+	}
+}

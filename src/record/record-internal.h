@@ -1,0 +1,59 @@
+/* record-internal.h — pieces of the recorder shared between its own files. */
+#ifndef OCREC_RECORD_INTERNAL_H
+#define OCREC_RECORD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "perfdata/perfdata.h"
+
+/* A workload forked stopped: it execs when workload_start() says go. */
+struct workload {
+	pid_t pid;
+	int go_fd;      /* write end: one byte releases the child */
+	int err_fd;     /* read end: the child's exec errno, or EOF when exec worked */
+};
+/* Fork argv[0] (searched in PATH); the child waits before exec. 0 or -1 + oc_err(). */
+int workload_prepare(struct workload *w, char *const argv[]);
+/* Let it exec. 0, or -1 + oc_err() ("PROG: command not found") when exec
+ * failed; *exec_errno gets the child's errno (ENOENT, EACCES, ...). */
+int workload_start(struct workload *w, const char *prog, int *exec_errno);
+/* Kill a workload that never started and reap it. */
+void workload_abort(struct workload *w);
+
+/* Which mapped objects got samples, from the records as they pass by. */
+struct dso_tracker;
+struct dso_tracker *dso_tracker_new(void);
+void dso_tracker_free(struct dso_tracker *t);
+/* Feed one record (sample_type of every event is the same: ip_offset is where
+ * the ip sits after the header, 0 or 8). */
+void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h, size_t ip_offset);
+/* A synthesized executable mapping of pid (from /proc). */
+void dso_tracker_add_map(struct dso_tracker *t, uint32_t pid, uint64_t start, uint64_t len, const char *path);
+/* For each object with samples that has a build-id: add it to the BUILD_ID
+ * feature and, when cache_dir is not NULL, to the build-id cache there (perf's
+ * ~/.debug layout). Problems with the cache are warnings. */
+void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, const char *cache_dir);
+
+/* Read the GNU build-id note of an ELF file (or of /sys/kernel/notes). Returns its
+ * size (1..20), or 0 when it has none / cannot be read. */
+int read_build_id(const char *path, uint8_t id[20]);
+int read_kernel_build_id(const char *notes_path, uint8_t id[20]);
+/* Add path (with build-id id) to the build-id cache under cache_dir (~/.debug):
+ * cache_dir/<abs path>/<hex>/elf and the link cache_dir/.build-id/xx/<rest>. */
+int build_id_cache_add(const char *cache_dir, const char *path, const uint8_t *id, int size);
+
+/* The thread ids of process pid (from /proc/PID/task); NULL + oc_err() when it
+ * does not exist. Caller frees. */
+pid_t *process_threads(pid_t pid, size_t *n);
+
+/* Synthesize what perf synthesizes for processes that already run: COMM (and
+ * FORK for non-leader threads) per thread and MMAP2 for executable maps, read
+ * from /proc/PID. Maps are also fed to the tracker. 0 or -1 + oc_err(). */
+int synthesize_process(struct pd_writer *w, struct dso_tracker *t, pid_t pid);
+/* The kernel's MMAP ([kernel.kallsyms]_text) like perf, when /proc/kallsyms shows
+ * addresses. trailer_size: zero bytes of the sample_id_all trailer. */
+int synthesize_kernel_mmap(struct pd_writer *w, size_t trailer_size);
+
+#endif

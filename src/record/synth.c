@@ -1,0 +1,159 @@
+/* synth.c — records for what already runs when recording starts, read from
+ * /proc like perf's util/synthetic-events.c (../shared/docs/perf-facts.md §2.4):
+ * COMM per thread, FORK for non-leader threads, MMAP2 for executable maps,
+ * and the kernel's MMAP [kernel.kallsyms]_text. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "record/record-internal.h"
+#include "util/util.h"
+
+pid_t *process_threads(pid_t pid, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	pid_t *tids = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		if (errno == ENOENT)
+			oc_err("-p %d: no such process", (int)pid);
+		else
+			oc_err_errno("-p %d: cannot read %s", (int)pid, path);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		GROW(tids, cap, *n + 1);
+		tids[(*n)++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	if (*n == 0) {
+		free(tids);
+		oc_err("-p %d: the process has no threads left", (int)pid);
+		return NULL;
+	}
+	return tids;
+}
+
+static int synthesize_maps(struct pd_writer *w, struct dso_tracker *t, pid_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;   /* gone meanwhile, or a kernel thread */
+	while (getline(&line, &cap, fp) > 0) {
+		uint64_t start, end, pgoff, ino;
+		unsigned maj, min;
+		char perms[8];
+		int name_at = 0;
+		uint32_t prot, flags;
+		char *name;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
+			   &start, &end, perms, &pgoff, &maj, &min, &ino, &name_at) < 7)
+			continue;
+		if (perms[2] != 'x')
+			continue;   /* perf synthesizes executable maps only (no mmap_data) */
+		name = str_trim(line + name_at);
+		if (!*name)
+			name = "//anon";
+		prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+		flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		if (pd_write_mmap2(w, (uint32_t)pid, (uint32_t)pid, start, end - start, pgoff, maj, min, ino,
+				   prot, flags, name) < 0) {
+			rc = -1;
+			break;
+		}
+		dso_tracker_add_map(t, (uint32_t)pid, start, end - start, name);
+	}
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+int synthesize_process(struct pd_writer *w, struct dso_tracker *t, pid_t pid)
+{
+	size_t n, i;
+	pid_t *tids = process_threads(pid, &n);
+	int rc = 0;
+
+	if (!tids)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		char path[80], *comm;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
+		comm = read_line_file(path);
+		if (!comm)
+			continue;   /* the thread ended meanwhile */
+		if (tids[i] != pid)
+			rc = pd_write_fork(w, (uint32_t)pid, (uint32_t)pid, (uint32_t)tids[i], (uint32_t)pid, 0);
+		if (rc == 0)
+			rc = pd_write_comm(w, (uint32_t)pid, (uint32_t)tids[i], comm, false);
+		free(comm);
+	}
+	free(tids);
+	if (rc == 0)
+		rc = synthesize_maps(w, t, pid);
+	return rc;
+}
+
+int synthesize_kernel_mmap(struct pd_writer *w, size_t trailer_size)
+{
+	static const char name[] = "[kernel.kallsyms]_text";
+	uint64_t text = 0, etext = 0, addr;
+	char *line = NULL, sym[128], type;
+	size_t cap = 0, name_len, size;
+	FILE *fp = fopen("/proc/kallsyms", "re");
+	unsigned char *rec;
+	struct perf_event_header *h;
+	int rc;
+
+	if (!fp)
+		return 0;
+	while ((!text || !etext) && getline(&line, &cap, fp) > 0) {
+		if (sscanf(line, "%" SCNx64 " %c %127s", &addr, &type, sym) != 3)
+			continue;
+		if (strcmp(sym, "_text") == 0)
+			text = addr;
+		else if (strcmp(sym, "_etext") == 0)
+			etext = addr;
+	}
+	free(line);
+	fclose(fp);
+	if (!text || etext <= text)
+		return 0;   /* addresses hidden (kptr_restrict): perf reports kernel samples unresolved too */
+
+	/* PERF_RECORD_MMAP: pid, tid; start, len, pgoff; filename (8-aligned); zero trailer */
+	name_len = (sizeof(name) + 7) & ~(size_t)7;
+	size = sizeof(*h) + 8 + 24 + name_len + trailer_size;
+	rec = xcalloc(1, size);
+	h = (struct perf_event_header *)rec;
+	h->type = PERF_RECORD_MMAP;
+	h->misc = PERF_RECORD_MISC_KERNEL;
+	h->size = (uint16_t)size;
+	memcpy(rec + 8, &(uint32_t){ UINT32_MAX }, 4);   /* pid -1: the kernel */
+	memcpy(rec + 16, &text, 8);
+	memcpy(rec + 24, &(uint64_t){ etext - text }, 8);
+	memcpy(rec + 32, &text, 8);
+	memcpy(rec + 40, name, sizeof(name));
+	rc = pd_write_raw(w, rec, size);
+	free(rec);
+	return rc;
+}

@@ -1,0 +1,37 @@
+# No leaks and no memory errors under valgrind, for every command on real input.
+. "$(dirname "$0")/../lib.sh"
+need_cmd valgrind
+if [ "${SANITIZE:-}" = 1 ]; then
+	skip "valgrind" "sanitizer build: ASan and valgrind do not mix (LeakSanitizer covers leaks here)"
+	exit 0
+fi
+
+vg() {  # NAME CMD...: valgrind finds no leak and no error
+	_n=$1; shift
+	valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+		--error-exitcode=99 "$@" >"$TMP/vg.out" 2>"$TMP/vg.err"
+	_rc=$?
+	if [ "$_rc" = 99 ]; then fail "valgrind: $_n" "$(head -n 20 "$TMP/vg.err" | tr '\n' ' ')"; else pass "valgrind: $_n"; fi
+}
+
+vg "info" "$OCREC" info
+vg "info --json" "$OCREC" info --json
+vg "bad option" "$OCREC" info --no-such-option
+vg "resolve" "$OCREC" resolve cpu-clock task-clock
+vg "unknown event" "$OCREC" resolve NO_SUCH_EVENT.AT_ALL
+vg "list-events" "$OCREC" list-events
+
+cc -O2 -g -DITERS=3000000 -o "$TMP/div" "$ROOT/tests/progs/div.c"
+vg "record" "$OCREC" record -q -e cpu-clock -o "$TMP/perf.data" "$TMP/div"
+if [ -s "$TMP/perf.data" ]; then
+	vg "script" "$OCREC" script -i "$TMP/perf.data"
+	vg "report" "$OCREC" report --stdio -i "$TMP/perf.data"
+fi
+vg "record -b (software sampler)" "$OCREC" record -q -b -F 500 -o "$TMP/b.data" "$TMP/div"
+if [ -s "$TMP/b.data" ]; then
+	vg "report branch mode" "$OCREC" report --stdio -i "$TMP/b.data"
+	vg "report --branch-history" "$OCREC" report --stdio --branch-history -i "$TMP/b.data"
+	vg "autofdo llvm" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/div" -o "$TMP/div.prof"
+	vg "autofdo gcc" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/div" --format gcc -o "$TMP/div.afdo"
+fi
+vg "stat" "$OCREC" stat -e task-clock "$TMP/div"

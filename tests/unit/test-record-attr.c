@@ -1,0 +1,194 @@
+/* Unit tests for src/record/attr.c: -j names, the attr a recording builds, and
+ * the open fallbacks and messages for errors this machine cannot produce
+ * (EBUSY, precise retry, AMD precise drop) through the injectable syscall. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tap.h"
+#include "cpu/cpu.h"
+#include "record/record.h"
+#include "util/util.h"
+
+static char last_warning[512];
+static int nr_warnings;
+
+static void capture_warning(const char *msg)
+{
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+	nr_warnings++;
+}
+
+/* Fake perf_event_open: refuses precise levels above max_precise with
+ * EOPNOTSUPP, then fails with fail_errno (0: succeeds with fd 42). */
+static unsigned max_precise;
+static int fail_errno, nr_calls;
+
+static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	nr_calls++;
+	if (attr->precise_ip > max_precise) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (fail_errno) {
+		errno = fail_errno;
+		return -1;
+	}
+	return 42;
+}
+
+static void test_branch_filter(void)
+{
+	uint64_t m = 0;
+
+	CHECK(record_parse_branch_filter("any,u", &m) == 0 && m == 0x9, "-j any,u is ANY|USER (0x9)");
+	CHECK(record_parse_branch_filter("u", &m) == 0 &&
+	      m == (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY), "-j u alone samples any branch");
+	CHECK(record_parse_branch_filter("any_call,any_ret,ind_call,ind_jmp,call,cond", &m) == 0 &&
+	      m == (PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_IND_CALL |
+		    PERF_SAMPLE_BRANCH_IND_JUMP | PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_COND),
+	      "-j call kinds");
+	CHECK(record_parse_branch_filter("stack,save_type,abort_tx,in_tx,no_tx,k,hv", &m) == 0 &&
+	      (m & PERF_SAMPLE_BRANCH_CALL_STACK) && (m & PERF_SAMPLE_BRANCH_TYPE_SAVE) &&
+	      (m & PERF_SAMPLE_BRANCH_KERNEL) && (m & PERF_SAMPLE_BRANCH_HV) && !(m & PERF_SAMPLE_BRANCH_ANY),
+	      "-j stack,save_type,tx,k,hv");
+	CHECK(record_parse_branch_filter("any,bogus", &m) < 0 && strstr(oc_errmsg(), "'bogus'") &&
+	      strstr(oc_errmsg(), "any_call"), "-j unknown name is named, valid ones listed");
+}
+
+static void test_config(void)
+{
+	struct record_opts o = { 0 };
+	struct record_event ev = { .name = "cpu-clock" };
+	struct record_layout l = { .tracking = true, .enable_on_exec = true };
+	struct cpu_desc amd, intel;
+	struct perf_event_attr *a = &ev.attr;
+
+	CHECK(cpu_parse_string("AuthenticAMD-25-11-1", &amd) == 0, "AMD cpu string");
+	CHECK(cpu_parse_string("GenuineIntel-6-55-4", &intel) == 0, "Intel cpu string");
+
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	record_config_attr(&ev, &o, &amd, &l);
+	CHECK_U64(a->sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
+		  "default sample_type IP|TID|TIME|PERIOD");
+	CHECK(a->freq && a->sample_freq == 4000, "default frequency 4000 Hz like perf");
+	CHECK(a->enable_on_exec && a->disabled && a->inherit && a->sample_id_all, "forked workload flags");
+	CHECK(a->mmap && a->mmap2 && a->comm && a->comm_exec && a->task, "tracking event side-band flags");
+	CHECK(!a->exclude_kernel, "kernel allowed");
+	CHECK_INT(a->size, sizeof(*a), "attr size");
+
+	memset(a, 0, sizeof(*a));
+	o.period = 100003;
+	o.freq = 999;
+	o.all_cpus = true;
+	o.callgraph_fp = true;
+	l = (struct record_layout){ .several_events = true, .exclude_kernel = true };
+	record_config_attr(&ev, &o, &intel, &l);
+	CHECK(!a->freq && a->sample_period == 100003, "-c wins over -F");
+	CHECK((a->sample_type & PERF_SAMPLE_CPU) && (a->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	      (a->sample_type & PERF_SAMPLE_IDENTIFIER) && (a->read_format & PERF_FORMAT_ID),
+	      "-a adds CPU, -g CALLCHAIN, several events IDENTIFIER");
+	CHECK(!a->enable_on_exec && !a->mmap && !a->comm, "non-tracking event without enable_on_exec");
+	CHECK(a->exclude_kernel && a->exclude_hv, "exclude_kernel when kernel profiling is not allowed");
+
+	/* An event that came with a period (ocperf's SampleAfterValue) keeps it. */
+	memset(a, 0, sizeof(*a));
+	o = (struct record_opts){ 0 };
+	a->sample_period = 2000003;
+	record_config_attr(&ev, &o, &intel, &l);
+	CHECK(!a->freq && a->sample_period == 2000003, "event's own period kept without -c/-F");
+	memset(a, 0, sizeof(*a));
+	o.freq = 10000;
+	record_config_attr(&ev, &o, &intel, &l);
+	CHECK(a->freq && a->sample_freq == 10000, "-F sets the frequency");
+
+	/* -b: branch stack; AMD drops the precise level with a notice, Intel keeps it. */
+	memset(a, 0, sizeof(*a));
+	o = (struct record_opts){ .branch_stack = true };
+	ev.name = "ex_ret_brn_tkn:p";
+	a->type = PERF_TYPE_RAW;
+	a->precise_ip = 2;
+	nr_warnings = 0;
+	record_config_attr(&ev, &o, &amd, &l);
+	CHECK((a->sample_type & PERF_SAMPLE_BRANCH_STACK) && a->branch_sample_type == PERF_SAMPLE_BRANCH_ANY,
+	      "-b samples branch stacks with filter ANY (0x8)");
+	CHECK_INT(a->precise_ip, 0, "AMD: precise dropped for branch sampling");
+	CHECK(nr_warnings == 1 && strstr(last_warning, "ex_ret_brn_tkn:p") && strstr(last_warning, "IBS"),
+	      "AMD precise drop notice names the event and IBS");
+
+	memset(a, 0, sizeof(*a));
+	a->precise_ip = 2;
+	o.branch_filter = PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER;
+	nr_warnings = 0;
+	record_config_attr(&ev, &o, &intel, &l);
+	CHECK(a->precise_ip == 2 && nr_warnings == 0, "Intel keeps the precise level with -b");
+	CHECK_U64(a->branch_sample_type, PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER, "-j filter used");
+}
+
+static void test_open(void)
+{
+	struct record_event ev = { .name = "BR_INST_RETIRED.ALL_BRANCHES:ppp", .named = true };
+	int fd;
+
+	record_perf_event_open_fn = fake_open;
+	ev.attr.type = PERF_TYPE_RAW;
+	ev.attr.precise_ip = 3;
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK;
+	max_precise = 1;
+	fail_errno = 0;
+	nr_warnings = 0;
+	fd = record_open_event(&ev, 1234, 0, -1, false);
+	CHECK_INT(fd, 42, "precise retry opens at a lower level");
+	CHECK_INT(ev.attr.precise_ip, 1, "precise lowered to what the PMU takes");
+	CHECK(nr_warnings == 2 && strstr(last_warning, "precise level 2") && strstr(last_warning, "retrying with 1"),
+	      "each precise retry is said");
+
+	ev.attr.precise_ip = 3;
+	ev.precise_max = true;
+	nr_warnings = 0;
+	CHECK_INT(record_open_event(&ev, 1234, 0, -1, false), 42, "precise_max retry opens");
+	CHECK_INT(nr_warnings, 0, "precise_max (the default event) retries silently like perf");
+	ev.precise_max = false;
+
+	/* Branch stacks refused at every precise level: the message names the software sampler. */
+	ev.attr.precise_ip = 2;
+	max_precise = 0;
+	fail_errno = EOPNOTSUPP;
+	nr_calls = 0;
+	fd = record_open_event(&ev, 1234, 0, -1, false);
+	CHECK(fd < 0 && errno == EOPNOTSUPP && nr_calls == 3, "EOPNOTSUPP after precise 2,1,0 keeps errno");
+	CHECK(strstr(oc_errmsg(), "BR_INST_RETIRED.ALL_BRANCHES:ppp") && strstr(oc_errmsg(), "no branch stacks") &&
+	      strstr(oc_errmsg(), "--branch-sampler=software"), "EOPNOTSUPP + -b names --branch-sampler=software");
+
+	fail_errno = EBUSY;
+	CHECK(record_open_event(&ev, 1234, 0, -1, false) < 0 && errno == EBUSY, "EBUSY fails");
+	CHECK(strstr(oc_errmsg(), "busy") && strstr(oc_errmsg(), "LBR") && !strchr(oc_errmsg(), '\n'),
+	      "EBUSY message: one line, LBR busy");
+
+	fail_errno = ENOENT;
+	CHECK(record_open_event(&ev, 1234, 0, -1, false) < 0, "ENOENT fails");
+	CHECK(strstr(oc_errmsg(), "BR_INST_RETIRED.ALL_BRANCHES:ppp: no hardware PMU here — a VM?") != NULL,
+	      "ENOENT: no hardware PMU here — a VM?, naming the event");
+
+	fail_errno = EACCES;
+	CHECK(record_open_event(&ev, -1, 0, -1, true) < 0, "EACCES fails");
+	CHECK(strstr(oc_errmsg(), "kernel.perf_event_paranoid") && strstr(oc_errmsg(), "-a needs 0"),
+	      "EACCES names kernel.perf_event_paranoid and what -a needs");
+
+	fail_errno = EINVAL;
+	ev.attr.freq = 1;
+	ev.attr.sample_freq = 100000000;
+	CHECK(record_open_event(&ev, 1234, 0, -1, false) < 0 &&
+	      strstr(oc_errmsg(), "kernel.perf_event_max_sample_rate"), "EINVAL with -F above the maximum names the sysctl");
+	record_perf_event_open_fn = sys_perf_event_open;
+}
+
+int main(void)
+{
+	oc_set_warn_handler(capture_warning);
+	test_branch_filter();
+	test_config();
+	test_open();
+	return test_done();
+}
