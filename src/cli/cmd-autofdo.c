@@ -1,13 +1,151 @@
-/* ocrec autofdo — not implemented yet (its issue is open). */
+/* ocrec autofdo — AutoFDO profiles for clang (-fprofile-sample-use) and
+ * gcc 12 (-fauto-profile) from branch stacks. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "autofdo/autofdo.h"
 #include "cli/cli.h"
+
+static const char usage[] =
+	"usage: ocrec autofdo [-i perf.data]... [--perfscript FILE]... --binary PROG\n"
+	"                     [--format llvm|llvm-ext|gcc] [-o FILE] [--force]\n"
+	"\n"
+	"Turn branch stacks (hardware LBR or ocrec's software sampler) into an AutoFDO\n"
+	"profile of PROG, attributed to source lines and inline stacks from its DWARF.\n"
+	"\n"
+	"  -i, --input FILE     perf.data with branch stacks (repeatable: inputs merge)\n"
+	"      --perfscript FILE  `perf script -F ip,brstack [--show-mmap-events]` text,\n"
+	"                       llvm-profgen's input (repeatable)\n"
+	"      --binary PROG    the profiled executable or shared library (with -g)\n"
+	"      --format FMT     llvm: LLVM sample profile text (default; clang\n"
+	"                       -fprofile-sample-use=FILE); gcc: GCC 12 AutoFDO gcov\n"
+	"                       (gcc -fauto-profile=FILE); llvm-ext: not supported,\n"
+	"                       convert with llvm-profdata merge --sample --extbinary\n"
+	"  -o, --output FILE    write the profile here (atomically); default stdout\n"
+	"      --force          use samples even when the recorded build-id differs\n";
+
+enum { OPT_BINARY = OPT_FIRST_LOCAL, OPT_PERFSCRIPT, OPT_FORMAT, OPT_FORCE };
+
+struct input {
+	const char *path;
+	bool perfscript;
+};
+
+static int write_profile(const struct afdo_profile *prof, bool gcc, const char *out)
+{
+	struct atomic_file af;
+	int rc;
+
+	if (!out || !strcmp(out, "-")) {
+		rc = gcc ? afdo_write_gcc(prof, stdout) : afdo_write_llvm_text(prof, stdout);
+		return rc || fflush(stdout) ? cli_fail() : 0;
+	}
+	if (atomic_open(&af, out) != 0)
+		return cli_fail();
+	rc = gcc ? afdo_write_gcc(prof, af.fp) : afdo_write_llvm_text(prof, af.fp);
+	if (rc != 0) {
+		atomic_abort(&af);
+		return cli_fail();
+	}
+	return atomic_commit(&af) != 0 ? cli_fail() : 0;
+}
 
 int cmd_autofdo(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: ocrec autofdo ...\n");
-		return 0;
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "perfscript", required_argument, NULL, OPT_PERFSCRIPT },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		GLOBAL_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct input *inputs = xcalloc((size_t)argc + 1, sizeof(*inputs));
+	struct afdo_input_opts in_opts = { 0 };
+	const char *binary = NULL, *out = NULL, *format = "llvm";
+	struct afdo_binary *bin = NULL;
+	struct afdo_counts *counts = NULL;
+	struct afdo_profile *prof = NULL;
+	size_t nr_inputs = 0, i;
+	int c, rc = 2;
+	bool gcc;
+
+	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+		case OPT_PERFSCRIPT:
+			inputs[nr_inputs].path = optarg;
+			inputs[nr_inputs++].perfscript = c == OPT_PERFSCRIPT;
+			break;
+		case 'o': out = optarg; break;
+		case OPT_BINARY: binary = optarg; break;
+		case OPT_FORMAT: format = optarg; break;
+		case OPT_FORCE: in_opts.force = true; break;
+		case 'h':
+			free(inputs);
+			return cli_help(usage);
+		default:
+			if (global_option(c, optarg))
+				break;
+			free(inputs);
+			return cli_bad_usage("autofdo");
+		}
 	}
-	return cli_not_yet("autofdo");
+	if (optind < argc) {
+		cli_error("autofdo: unexpected argument '%s' (see 'ocrec autofdo --help')", argv[optind]);
+		goto out;
+	}
+	if (strcmp(format, "llvm") && strcmp(format, "gcc") && strcmp(format, "llvm-ext")) {
+		cli_error("autofdo: unknown --format '%s' (llvm, llvm-ext or gcc)", format);
+		goto out;
+	}
+	if (!strcmp(format, "llvm-ext")) {
+		cli_error("autofdo: --format llvm-ext is not supported; write --format llvm and convert with "
+			  "'llvm-profdata merge --sample --extbinary'");
+		goto out;
+	}
+	gcc = !strcmp(format, "gcc");
+	if (!binary) {
+		cli_error("autofdo: --binary PROG is required (see 'ocrec autofdo --help')");
+		goto out;
+	}
+	if (!nr_inputs)
+		inputs[nr_inputs++].path = "perf.data";
+
+	bin = afdo_binary_open(binary);
+	if (!bin) {
+		rc = cli_fail();
+		goto out;
+	}
+	if (!afdo_binary_has_debuginfo(bin)) {
+		cli_error("%s has no debug info (DWARF line tables): rebuild it with -g", binary);
+		goto out;
+	}
+	counts = afdo_counts_new();
+	for (i = 0; i < nr_inputs; i++) {
+		if (!inputs[i].perfscript) {
+			cli_error("autofdo: %s: reading perf.data lands with the perf.data reader; use --perfscript",
+				  inputs[i].path);
+			goto out;
+		}
+		if (afdo_read_perfscript(inputs[i].path, bin, counts, &in_opts) != 0) {
+			rc = cli_fail();
+			goto out;
+		}
+	}
+	if (!afdo_counts_nr_in_binary(counts)) {
+		cli_error("no samples in %s: none of the %llu branch stacks touch its code", binary,
+			  (unsigned long long)afdo_counts_nr_stacks(counts));
+		goto out;
+	}
+	prof = afdo_build(bin, counts, gcc ? AFDO_GCC : AFDO_LLVM);
+	rc = write_profile(prof, gcc, out);
+out:
+	afdo_profile_free(prof);
+	afdo_counts_free(counts);
+	afdo_binary_close(bin);
+	free(inputs);
+	return rc;
 }

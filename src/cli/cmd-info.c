@@ -48,7 +48,7 @@ static void print_text(const struct cpu_desc *c, const struct cpu_source *src,
 {
 	int i;
 
-	printf("CPU (%s%s)\n", cpu_origin(src), c->have_cpuid ? ", with CPUID" : "");
+	printf("CPU (%s%s)\n", cpu_origin(src), c->have_cpuid && !src->cpuid ? ", CPUID" : "");
 	printf("  vendor:              %s\n", c->vendor);
 	printf("  family:              %u (0x%X)\n", c->family, c->family);
 	printf("  model:               %u (0x%X)\n", c->model, c->model);
@@ -72,7 +72,8 @@ static void print_text(const struct cpu_desc *c, const struct cpu_source *src,
 		printf(" %s", k->pmus[i]);
 	printf("%s\n", k->nr_pmus ? "" : " none");
 	if (k->core_pmu)
-		printf("  core PMU:            %s%s\n", k->core_pmu, k->hybrid ? " (hybrid: cpu_core + cpu_atom)" : "");
+		printf("  core PMU:            %s%s\n", k->core_pmu,
+		       k->hybrid ? " (hybrid: cpu_core + cpu_atom)" : "");
 	else
 		printf("  core PMU:            none (no hardware PMU: only software events)\n");
 	if (k->caps_branches >= 0)

@@ -1,13 +1,138 @@
-/* ocrec resolve — not implemented yet (its issue is open). */
+/* ocrec resolve — translate event names into the perf event strings perf's -e takes. */
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cpu/cpu.h"
+#include "events/events.h"
+
+static const char usage[] =
+	"usage: ocrec resolve [--cpu STR] [--events PATH] [--record] [--attr] NAME...\n"
+	"       ocrec resolve [options] -          (names from standard input)\n"
+	"\n"
+	"Print, for each NAME, the event string perf's -e takes: one line per name, in order.\n"
+	"NAME is an Intel event name from the perfmon tables (BR_INST_RETIRED.ALL_BRANCHES,\n"
+	"matched exactly and case-insensitively), with ocperf.py's or perf's modifiers\n"
+	"(:u :k :p :pp :ppp :c2 :cmask=2 :i1 :inv :e1 :edge :amt1 :sup :period=N ...), a libpfm4\n"
+	"name (skl::BR_INST_RETIRED:ALL_BRANCHES:u, or this CPU's own names), a perf generic\n"
+	"name (cycles, instructions, cpu-clock ...), a raw rNNNN or a pmu/term=value/ string.\n"
+	"An event on several PMUs (hybrid core types, uncore boxes) prints them comma-separated.\n"
+	"A name that does not resolve prints an empty line and its error on stderr; the exit\n"
+	"status is then 1.\n"
+	"\n"
+	"  --cpu STR        resolve for this CPU (GenuineIntel-6-55-4) instead of this machine\n"
+	"  --events PATH    a perfmon JSON file, a directory of them, or a mapfile.csv tree\n"
+	"                   (also $OCREC_EVENTS); no download\n"
+	"  --record         add period=SampleAfterValue, like 'ocperf.py record'\n"
+	"  --attr           also print the perf_event_attr fields (after a tab)\n"
+	"  -                read names from standard input, print NAME<TAB>STRING lines\n"
+	"  --cpuinfo FILE, --cpuid FILE, --sysfs DIR   as for every command\n"
+	"\n"
+	"Tables come from --events, $OCREC_EVENTS, the download cache ('ocrec download'),\n"
+	"then ocrec's built-in architectural table (Intel CPUs); libpfm4 is the fallback.\n";
+
+enum { OPT_CPU = OPT_FIRST_LOCAL, OPT_EVENTS, OPT_RECORD, OPT_ATTR };
+
+static void print_attrs(const struct ev_resolved *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_attrs; i++) {
+		const struct perf_event_attr *a = &r->attrs[i].attr;
+		printf("%stype=%" PRIu32 " config=0x%llx config1=0x%llx config2=0x%llx precise_ip=%u"
+		       " exclude_user=%u exclude_kernel=%u exclude_hv=%u sample_period=%llu",
+		       i ? " | " : "\t", a->type, (unsigned long long)a->config,
+		       (unsigned long long)a->config1, (unsigned long long)a->config2,
+		       (unsigned)a->precise_ip, (unsigned)a->exclude_user, (unsigned)a->exclude_kernel,
+		       (unsigned)a->exclude_hv, (unsigned long long)a->sample_period);
+	}
+}
+
+/* Resolve one name and print its line; false when it did not resolve. */
+static bool resolve_one(struct ev_context *ctx, const char *name, bool tabbed, bool attrs)
+{
+	struct ev_resolved r;
+	char *s;
+
+	if (tabbed)
+		printf("%s\t", name);
+	if (ev_resolve(ctx, name, &r) < 0) {
+		putchar('\n');
+		fflush(stdout);
+		fprintf(stderr, "ocrec: %s\n", oc_errmsg());
+		return false;
+	}
+	s = ev_perf_string(&r);
+	fputs(s, stdout);
+	free(s);
+	if (attrs)
+		print_attrs(&r);
+	putchar('\n');
+	ev_resolved_free(&r);
+	return true;
+}
 
 int cmd_resolve(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: ocrec resolve ...\n");
-		return 0;
+	static const struct option opts[] = {
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "record", no_argument, NULL, OPT_RECORD },
+		{ "attr", no_argument, NULL, OPT_ATTR },
+		GLOBAL_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cpu_source src = { NULL, NULL, NULL };
+	struct ev_options eo = { NULL, NULL, NULL, false };
+	struct cpu_desc cpu;
+	struct ev_context *ctx;
+	bool attrs = false, all_ok = true;
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_option(c, optarg))
+			continue;
+		switch (c) {
+		case OPT_CPU: src.cpu_string = optarg; break;
+		case OPT_EVENTS: eo.events_path = optarg; break;
+		case OPT_RECORD: eo.record_mode = true; break;
+		case OPT_ATTR: attrs = true; break;
+		case 'h': return cli_help(usage);
+		default: return cli_bad_usage("resolve");
+		}
 	}
-	return cli_not_yet("resolve");
+	if (optind >= argc)
+		return cli_error("resolve: no event name given (see 'ocrec resolve --help')");
+	src.cpuinfo = g_opts.cpuinfo;
+	src.cpuid = g_opts.cpuid;
+	if (cpu_detect(&src, &cpu) < 0)
+		return cli_fail();
+	eo.cpu = &cpu;
+	eo.sysfs_root = sysfs_root();
+	ctx = ev_open(&eo);
+	if (!ctx)
+		return cli_fail();
+	if (g_opts.cpuid)
+		ev_set_cpuid_path(ctx, g_opts.cpuid);
+	for (i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], "-")) {
+			char *line = NULL;
+			size_t cap = 0;
+			ssize_t len;
+			ev_set_quiet(ctx, true);   /* bulk runs: errors only */
+			while ((len = getline(&line, &cap, stdin)) >= 0) {
+				char *name = str_trim(line);
+				if (!*name)
+					continue;
+				all_ok &= resolve_one(ctx, name, true, attrs);
+			}
+			free(line);
+			continue;
+		}
+		all_ok &= resolve_one(ctx, argv[i], false, attrs);
+	}
+	ev_close(ctx);
+	fflush(stdout);
+	return all_ok ? 0 : 1;
 }

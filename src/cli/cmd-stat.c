@@ -4,18 +4,23 @@
 #include <sys/wait.h>
 
 #include "cli/cli.h"
+#include "cpu/cpu.h"
+#include "events/events.h"
 #include "passthrough/evlist.h"
 #include "stat/stat.h"
 
 static const char usage[] =
-	"usage: ocrec stat [-e EVENT,...] [-a] [-p PID] [-r N] [-x SEP] [--json] [-o FILE] [PROG [ARGS]]\n"
+	"usage: ocrec stat [-e EVENT,...] [-a] [-p PID] [-r N] [-x SEP] [--json] [-o FILE] [--events PATH]\n"
+	"                  [PROG [ARGS]]\n"
 	"\n"
 	"Count events with perf_event_open while PROG runs, like perf stat. Events in {a,b} are\n"
 	"counted as one group when they fit on the PMU together; counts the kernel multiplexed\n"
 	"are scaled by time_enabled/time_running and the percentage of time counted is shown.\n"
 	"\n"
-	"  -e, --event LIST        events: generic names (task-clock, cycles, ...), groups {a,b};\n"
+	"  -e, --event LIST        events: perf's generic names (task-clock, cycles, ...), names\n"
+	"                          from the event tables and libpfm4, pmu/terms/; groups {a,b};\n"
 	"                          may be given more than once (default: perf stat's default set)\n"
+	"      --events PATH       event tables (default: $OCREC_EVENTS, the cache, built-in)\n"
 	"  -a, --all-cpus          count on every CPU (system wide)\n"
 	"  -p, --pid PID           count the threads of process PID (until it exits or Ctrl-C,\n"
 	"                          or while PROG runs)\n"
@@ -28,7 +33,7 @@ static const char usage[] =
 	"\n"
 	"The results go to stderr (as perf stat does) unless -o is given; the exit status is PROG's.\n";
 
-enum { OPT_JSON = OPT_FIRST_LOCAL };
+enum { OPT_JSON = OPT_FIRST_LOCAL, OPT_EVENTS };
 
 struct stat_cli {
 	char **event_lists;
@@ -36,22 +41,38 @@ struct stat_cli {
 	bool all_cpus, json;
 	long pid;
 	long repeat;
-	const char *sep, *output;
+	const char *sep, *output, *events_path;
+	struct cpu_desc cpu;
+	struct ev_context *ev;      /* event tables, opened for the first non-generic name */
 };
 
-/* One event of a -e list into counters of group (-1: alone). */
-static int add_event(struct stat_session *s, const char *spec, int group)
+/* One event of a -e list into counters of group (-1: alone): perf's generic
+ * names directly, everything else through the event tables (loaded on first need). */
+static int add_event(struct stat_session *s, struct stat_cli *o, const char *spec, int group)
 {
 	struct perf_event_attr attr;
+	struct ev_resolved res;
+	size_t i;
+
 	if (stat_generic_event(spec, &attr) == 0) {
 		stat_add(s, spec, &attr, group);
 		return 0;
 	}
-	return oc_err("event '%s' is not a generic perf event name (task-clock, cycles, page-faults, ...)",
-		      spec);
+	if (!o->ev) {
+		struct cpu_source src = { NULL, g_opts.cpuinfo, g_opts.cpuid };
+		struct ev_options eo = { &o->cpu, o->events_path, sysfs_root(), false };
+		if (cpu_detect(&src, &o->cpu) < 0 || !(o->ev = ev_open(&eo)))
+			return -1;
+	}
+	if (ev_resolve(o->ev, spec, &res) < 0)
+		return -1;
+	for (i = 0; i < res.nr_attrs; i++)
+		stat_add(s, res.attrs[i].name ? res.attrs[i].name : spec, &res.attrs[i].attr, group);
+	ev_resolved_free(&res);
+	return 0;
 }
 
-static int add_events(struct stat_session *s, const struct stat_cli *o)
+static int add_events(struct stat_session *s, struct stat_cli *o)
 {
 	struct evlist l = { NULL, 0 };
 	int next_group = 0, ret = 0;
@@ -60,7 +81,7 @@ static int add_events(struct stat_session *s, const struct stat_cli *o)
 	if (o->nr_event_lists == 0) {
 		const char *const *d;
 		for (d = stat_default_events; *d; d++)
-			if (add_event(s, *d, -1) < 0)
+			if (add_event(s, o, *d, -1) < 0)
 				return -1;
 		return 0;
 	}
@@ -72,10 +93,10 @@ static int add_events(struct stat_session *s, const struct stat_cli *o)
 		for (e = 0; e < grp->nr_events && ret == 0; e++) {
 			if (grp->modifier) {
 				char *spec = xasprintf("%s:%s", grp->events[e], grp->modifier);
-				ret = add_event(s, spec, group);
+				ret = add_event(s, o, spec, group);
 				free(spec);
 			} else {
-				ret = add_event(s, grp->events[e], group);
+				ret = add_event(s, o, grp->events[e], group);
 			}
 		}
 	}
@@ -182,6 +203,7 @@ int cmd_stat(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "events", required_argument, NULL, OPT_EVENTS },
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -216,6 +238,7 @@ int cmd_stat(int argc, char **argv)
 			break;
 		case OPT_JSON: o.json = true; break;
 		case 'o': o.output = optarg; break;
+		case OPT_EVENTS: o.events_path = optarg; break;
 		case 'v': oc_verbose++; break;
 		case 'h':
 			free(o.event_lists);
@@ -228,7 +251,8 @@ int cmd_stat(int argc, char **argv)
 	argv += optind;
 	if (!argv[0] && !o.all_cpus && o.pid <= 0) {
 		free(o.event_lists);
-		return cli_error("stat: nothing to count: give a program, -p PID or -a (see 'ocrec stat --help')");
+		return cli_error("stat: nothing to count: give a program, -p PID or -a "
+				 "(see 'ocrec stat --help')");
 	}
 	if (o.repeat > 1 && !argv[0]) {
 		free(o.event_lists);
@@ -239,6 +263,8 @@ int cmd_stat(int argc, char **argv)
 		return cli_error("stat: --json and -x exclude each other");
 	}
 	ret = run(&o, argv);
+	if (o.ev)
+		ev_close(o.ev);
 	free(o.event_lists);
 	return ret;
 bad:

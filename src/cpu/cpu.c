@@ -92,9 +92,11 @@ static int parse_cpuinfo(const char *path, struct cpu_desc *out)
 		else if (parse_uint(values[1], 10, 0xfff, &out->family))
 			ret = oc_err("%s: bad cpu family '%s' (expected a decimal number)", path, values[1]);
 		else if (parse_uint(values[2], 10, 0xff, &out->model))
-			ret = oc_err("%s: bad model '%s' (expected a decimal number up to 255)", path, values[2]);
+			ret = oc_err("%s: bad model '%s' (expected a decimal number up to 255)",
+				     path, values[2]);
 		else if (parse_uint(values[3], 10, 0xf, &out->stepping))
-			ret = oc_err("%s: bad stepping '%s' (expected a decimal number up to 15)", path, values[3]);
+			ret = oc_err("%s: bad stepping '%s' (expected a decimal number up to 15)",
+				     path, values[3]);
 		else
 			strcpy(out->vendor, values[0]);
 	}

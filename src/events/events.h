@@ -51,4 +51,72 @@ void ev_resolved_free(struct ev_resolved *r);
 /* The joined perf -e string of all attrs (comma-separated). Caller frees. */
 char *ev_perf_string(const struct ev_resolved *r);
 
+/* --- additions (events engineer) --------------------------------------- */
+
+/* Note: ev_open() reads nothing; the tables are loaded (from the index cache
+ * when it is current) by the first ev_resolve()/ev_list() that needs them, so
+ * generic names never touch a table and a corrupt table is reported there. */
+
+/* --cpuid FILE: CPUID leaf 0xA decides which built-in architectural events
+ * exist (without it: the live CPU when cpu->have_cpuid, else all of them). */
+void ev_set_cpuid_path(struct ev_context *ctx, const char *path);
+/* No warnings (deprecated events) from ev_resolve: for bulk resolution. */
+void ev_set_quiet(struct ev_context *ctx, bool quiet);
+/* The download cache: $XDG_CACHE_HOME/ocrec/events, else ~/.cache/ocrec/events. Caller frees. */
+char *ev_cache_dir(void);
+/* Where the tables of ctx come from ("cache DIR (mapfile row GenuineIntel-6-55-[01234])",
+ * "--events FILE", "built-in architectural table", ...); NULL when no table
+ * covers the CPU (generic names, raw events and libpfm4 still work). Loads
+ * the tables if needed; -1 is reported through oc_err() and gives NULL. */
+const char *ev_table_source(struct ev_context *ctx);
+/* Why no table covers the CPU, with the command that gets one (after ev_table_source gave NULL). */
+const char *ev_no_table_hint(struct ev_context *ctx);
+
+/* --- listing (ocrec list-events) ---------------------------------------- */
+struct ev_list_entry {
+	const char *name;            /* as the table spells it (BR_INST_RETIRED.ALL_BRANCHES) */
+	const char *pmu;             /* core PMU ("cpu", "cpu_core", "cpu_atom"), libpfm4 PMU, or NULL */
+	const char *unit;            /* uncore unit as the table names it ("CHA"), else NULL */
+	const char *uncore_pmu;      /* its perf PMU prefix ("uncore_cha"; boxes add _N), else NULL */
+	const char *desc;            /* the public description, with "Errata: ..." appended */
+	const char *brief;           /* the brief description ("" when none) */
+	const char *counter;         /* "0,1,2,3", "Fixed counter 1", ... ("" when none) */
+	const char *errata;          /* NULL when none */
+	bool deprecated;
+	bool from_libpfm;            /* no table covers the CPU: libpfm4's event */
+	unsigned long long event_code, event_code2, umask, cmask, inv, edge, any;
+	unsigned long long msr_index, msr_value, period;
+	int pebs, precise;
+};
+/* Call fn for each event whose name matches pattern (a glob, or a substring
+ * when it has no * ? [; case-insensitive; NULL: all): each core table sorted
+ * by name (cpu_core before cpu_atom), then the uncore events. Without a table
+ * for the CPU, libpfm4's events of the PMUs it finds. 0, or -1 + oc_err(). */
+int ev_list(struct ev_context *ctx, const char *pattern,
+	    void (*fn)(const struct ev_list_entry *e, void *arg), void *arg);
+/* How many core PMU tables (2 on a hybrid CPU, 0 without a table). */
+int ev_core_table_count(struct ev_context *ctx);
+/* Does name match a list-events pattern (see ev_list)? */
+bool ev_pattern_match(const char *pattern, const char *name);
+
+/* --- download (ocrec download) ------------------------------------------- */
+struct ev_download_opts {
+	const char *base_url;     /* NULL: $OCREC_EVENTS_URL, else Intel's perfmon repository */
+	const char *cpu_id;       /* perfmon CPU string whose files to fetch */
+	bool all;                 /* every file mapfile.csv names (core, hybridcore, uncore, offcore) */
+	bool force;               /* no conditional requests */
+	const char *cache_dir;    /* NULL: ev_cache_dir() */
+	/* called while a file arrives (for a terminal progress line); may be NULL */
+	void (*progress)(const char *file, size_t done, size_t total, void *arg);
+	void *progress_arg;
+};
+struct ev_download_result {
+	int files;                /* files the CPU needs, mapfile.csv included */
+	int fetched;              /* written to the cache */
+	int not_modified;         /* the server said 304: cached copy kept */
+	size_t bytes;
+};
+/* 0, or -1 + oc_err() with the cache left as it was. */
+int ev_download(const struct ev_download_opts *o, struct ev_download_result *res);
+
 #endif

@@ -35,7 +35,7 @@ static bool is_cache_event(const char *name, size_t len)
 	return false;
 }
 
-/* perf's event modifiers (u k h I G H p P S D W e b and a precise count) */
+/* perf's event modifiers: u k h I G H p P S D W e b (p repeated for more precision) */
 static bool is_modifier_string(const char *s)
 {
 	if (!*s)
@@ -44,6 +44,30 @@ static bool is_modifier_string(const char *s)
 		if (!strchr("ukhIGHpPSDWeb", *s))
 			return false;
 	return true;
+}
+
+/* ocperf's pmu/NAME/ form: a term without '=' spelled like a table event
+ * (upper case or a dot), unlike perf's own sysfs aliases (cycles-t, mem-loads) */
+static bool has_table_name_term(const char *event)
+{
+	const char *open = strchr(event, '/'), *close = open ? strchr(open + 1, '/') : NULL;
+	const char *p, *term = open ? open + 1 : NULL;
+	bool eq = false, tableish = false;
+
+	if (!close)
+		return false;
+	for (p = term; p <= close; p++) {
+		if (p == close || *p == ',') {
+			if (!eq && tableish)
+				return true;
+			eq = tableish = false;
+		} else if (*p == '=') {
+			eq = true;
+		} else if (*p == '.' || isupper((unsigned char)*p)) {
+			tableish = true;
+		}
+	}
+	return false;
 }
 
 /* subsystem:event, both made of [a-z0-9_] (the tracefs directory names) */
@@ -67,7 +91,9 @@ bool perf_knows_event(const char *event)
 	bool generic;
 	char *base;
 
-	if (strchr(event, '/') || str_starts_with(event, "mem:"))
+	if (strchr(event, '/'))
+		return !has_table_name_term(event);
+	if (str_starts_with(event, "mem:"))
 		return true;
 	if (colon && !is_modifier_string(colon + 1))
 		return is_tracepoint(event, len);

@@ -88,8 +88,9 @@ void record_config_attr(struct record_event *ev, const struct record_opts *o,
 		a->branch_sample_type = o->branch_filter ? o->branch_filter : PERF_SAMPLE_BRANCH_ANY;
 		/* Precise events route to IBS on AMD, and IBS has no branch stacks. */
 		if (a->precise_ip && cpu && cpu_is_amd(cpu)) {
-			oc_warn("%s: precise modifier dropped for branch sampling on AMD "
-				"(precise sampling uses IBS, which has no branch stacks)", ev->name);
+			if (!ev->precise_max)
+				oc_warn("%s: precise modifier dropped for branch sampling on AMD "
+					"(precise sampling uses IBS, which has no branch stacks)", ev->name);
 			a->precise_ip = 0;
 		}
 	}

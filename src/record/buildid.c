@@ -189,6 +189,18 @@ void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h
 	}
 }
 
+bool dso_tracker_was_sampled(const struct dso_tracker *t, const char *path)
+{
+	size_t i;
+
+	if (strcmp(path, "[kernel.kallsyms]") == 0)
+		return t->kernel_hit;
+	for (i = 0; i < t->nr_dsos; i++)
+		if (strcmp(t->dsos[i].path, path) == 0)
+			return t->dsos[i].hit;
+	return false;
+}
+
 /* Walk raw notes (4-byte aligned Elf_Nhdr, name, desc) for NT_GNU_BUILD_ID. */
 static int find_gnu_build_id(const unsigned char *p, size_t n, uint8_t id[20])
 {

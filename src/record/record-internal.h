@@ -31,6 +31,8 @@ void dso_tracker_free(struct dso_tracker *t);
 void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h, size_t ip_offset);
 /* A synthesized executable mapping of pid (from /proc). */
 void dso_tracker_add_map(struct dso_tracker *t, uint32_t pid, uint64_t start, uint64_t len, const char *path);
+/* Whether samples landed in the object at path (for tests and -v). */
+bool dso_tracker_was_sampled(const struct dso_tracker *t, const char *path);
 /* For each object with samples that has a build-id: add it to the BUILD_ID
  * feature and, when cache_dir is not NULL, to the build-id cache there (perf's
  * ~/.debug layout). Problems with the cache are warnings. */
@@ -50,8 +52,11 @@ pid_t *process_threads(pid_t pid, size_t *n);
 
 /* Synthesize what perf synthesizes for processes that already run: COMM (and
  * FORK for non-leader threads) per thread and MMAP2 for executable maps, read
- * from /proc/PID. Maps are also fed to the tracker. 0 or -1 + oc_err(). */
+ * from /proc/PID. Maps are also fed to the tracker. 0 (also when the process
+ * has ended meanwhile) or -1 + oc_err() when writing failed. */
 int synthesize_process(struct pd_writer *w, struct dso_tracker *t, pid_t pid);
+/* The same for every process in /proc (for -a); processes that end meanwhile are skipped. */
+int synthesize_all_processes(struct pd_writer *w, struct dso_tracker *t);
 /* The kernel's MMAP ([kernel.kallsyms]_text) like perf, when /proc/kallsyms shows
  * addresses. trailer_size: zero bytes of the sample_id_all trailer. */
 int synthesize_kernel_mmap(struct pd_writer *w, size_t trailer_size);

@@ -17,6 +17,7 @@
 #include "events/events.h"
 #include "record/record-internal.h"
 #include "record/record.h"
+#include "sampler/sampler.h"
 #include "util/util.h"
 
 #define RING_PAGES 128        /* 512 KiB per CPU, what perf takes by default */
@@ -184,11 +185,6 @@ static void configure_events(struct recording *r, const struct cpu_desc *cpu, bo
 	}
 }
 
-static bool is_software(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT;
-}
-
 /* Like perf: without a hardware PMU the default cycles event becomes cpu-clock. */
 static bool fall_back_to_cpu_clock(struct recording *r, const struct cpu_desc *cpu, bool forked, int err)
 {
@@ -197,7 +193,8 @@ static bool fall_back_to_cpu_clock(struct recording *r, const struct cpu_desc *c
 	if (r->nr_evs != 1 || e->ev.named || e->ev.attr.type != PERF_TYPE_HARDWARE ||
 	    (err != ENOENT && err != ENXIO && err != ENODEV))
 		return false;
-	if (!r->o->quiet)
+	/* With -b the software sampler's notice says it all. */
+	if (!r->o->quiet && !r->o->branch_stack)
 		oc_warn("no hardware PMU here — a VM? recording cpu-clock instead of cycles");
 	free(e->ev.name);
 	memset(&e->ev, 0, sizeof(e->ev));
@@ -212,6 +209,19 @@ static void add_fd(struct recording *r, int fd)
 {
 	GROW(r->fds, r->cap_fds, r->nr_fds + 1);
 	r->fds[r->nr_fds++] = fd;
+}
+
+static int map_ring(struct ring *ring, int fd)
+{
+	size_t pages = RING_PAGES;
+
+	while (ring_map(ring, fd, pages) < 0) {
+		/* Over the locked-memory limit (not root): smaller buffers, like perf -m. */
+		if (errno != EPERM || pages <= MIN_RING_PAGES)
+			return -1;
+		pages /= 2;
+	}
+	return 0;
 }
 
 /* Open every event for every target on every CPU; the first fd of a CPU owns
@@ -237,9 +247,18 @@ static int open_events(struct recording *r, const struct cpu_desc *cpu, const pi
 					fd = record_open_event(&oe->ev, targets[t], cpus[c], -1, r->o->all_cpus);
 				if (fd < 0)
 					return -1;
+				oc_debug(1, "%s: opened for pid %d on CPU %d (fd %d, type %u, config %#llx, precise %u)",
+					 oe->ev.name, (int)targets[t], cpus[c], fd, oe->ev.attr.type,
+					 (unsigned long long)oe->ev.attr.config, oe->ev.attr.precise_ip);
 				add_fd(r, fd);
 				if (leader < 0) {
+					/* The buffer must exist before others are redirected into it. */
 					leader = fd;
+					if (map_ring(&r->rings[r->nr_rings], fd) < 0)
+						return -1;
+					r->pfds[r->nr_rings].fd = fd;
+					r->pfds[r->nr_rings].events = POLLIN;
+					r->nr_rings++;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0) {
 					return oc_err_errno("%s: cannot redirect into the CPU %d ring buffer",
 							    oe->ev.name, cpus[c]);
@@ -249,24 +268,6 @@ static int open_events(struct recording *r, const struct cpu_desc *cpu, const pi
 				GROW(oe->ids, oe->cap_ids, oe->nr_ids + 1);
 				oe->ids[oe->nr_ids++] = id;
 			}
-		}
-		r->pfds[r->nr_rings].fd = leader;
-		r->pfds[r->nr_rings].events = POLLIN;
-		r->nr_rings++;
-	}
-	return 0;
-}
-
-static int map_rings(struct recording *r)
-{
-	size_t i, pages = RING_PAGES;
-
-	for (i = 0; i < r->nr_rings; i++) {
-		while (ring_map(&r->rings[i], r->pfds[i].fd, pages) < 0) {
-			/* Over the locked-memory limit (not root): smaller buffers, like perf -m. */
-			if (errno != EPERM || pages <= MIN_RING_PAGES)
-				return -1;
-			pages /= 2;
 		}
 	}
 	return 0;
@@ -363,14 +364,234 @@ static struct pd_writer *open_writer(struct recording *r)
 	return w;
 }
 
-static int synthesize_all_processes(struct recording *r)
+/* The summary's "Captured and wrote" size: the file as committed. */
+static uint64_t file_size(const char *path)
 {
-	DIR_LOOP:;
-	char **names;
-	size_t n, i;
-	char *list = NULL;
-	FILE *fp = popen("ls /proc", "re");
+	struct stat sb;
 
-	(void)fp; (void)list; (void)names; (void)n; (void)i;
-	return 0;
+	return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+static const char *build_id_cache_dir(char **owned)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+
+	*owned = NULL;
+	if (env && *env)
+		return env;
+	if (!home || !*home)
+		return NULL;
+	*owned = xasprintf("%s/.debug", home);
+	return *owned;
+}
+
+/* Keep an existing output as OUTPUT.old, like perf. */
+static int keep_old_output(const char *path)
+{
+	char *old;
+	int rc = 0;
+
+	if (!file_exists(path))
+		return 0;
+	old = xasprintf("%s.old", path);
+	if (rename(path, old) < 0)
+		rc = oc_err_errno("cannot rename %s to %s", path, old);
+	free(old);
+	return rc;
+}
+
+/* -b where the PMU gives no branch stacks (err from opening): the software
+ * sampler takes over for the default event or software events. A named
+ * hardware event, or --branch-sampler=hardware, keeps the open error, which
+ * names --branch-sampler=software. */
+static bool software_sampler_takes_over(const struct recording *r, int err)
+{
+	size_t i;
+
+	if (!r->o->branch_stack || r->o->sampler != BRANCH_SAMPLER_AUTO ||
+	    (err != EOPNOTSUPP && err != ENOENT))
+		return false;
+	for (i = 0; i < r->nr_evs; i++) {
+		const struct perf_event_attr *a = &r->evs[i].ev.attr;
+
+		if (r->evs[i].ev.named && a->type != PERF_TYPE_SOFTWARE && a->type != PERF_TYPE_TRACEPOINT)
+			return false;
+	}
+	return true;
+}
+
+/* Wait for the end: the workload exits, the attached process goes, or a
+ * signal arrives (the workload is then terminated, with a grace period). */
+static int record_loop(struct recording *r, pid_t workload, pid_t attached, struct record_stats *st)
+{
+	int handled_signal = 0;
+	double deadline = 0;
+
+	for (;;) {
+		long n = drain_all(r);
+
+		if (n < 0)
+			return -1;
+		if (stop_signal && !handled_signal) {
+			handled_signal = stop_signal;
+			if (!workload)
+				break;
+			/* SIGTERM like perf: a workload started from a script ignores SIGINT. */
+			kill(workload, SIGTERM);
+			deadline = now_seconds() + STOP_GRACE_SECONDS;
+		}
+		if (workload) {
+			int status;
+			pid_t p = waitpid(workload, &status, WNOHANG);
+
+			if (p == workload) {
+				st->exit_status = status;
+				break;
+			}
+			if (handled_signal && now_seconds() > deadline) {
+				kill(workload, SIGKILL);
+				deadline = now_seconds() + STOP_GRACE_SECONDS;
+			}
+		}
+		if (attached && kill(attached, 0) < 0 && errno == ESRCH)
+			break;
+		if (n == 0) {
+			int ready = poll(r->pfds, r->nr_rings, POLL_MS);
+			size_t i, hup = 0;
+
+			if (ready > 0) {
+				st->wakeups++;
+				for (i = 0; i < r->nr_rings; i++)
+					hup += !!(r->pfds[i].revents & POLLHUP);
+				/* Every event's task is gone: an attached process ended. */
+				if (attached && hup == r->nr_rings) {
+					if (drain_all(r) < 0)
+						return -1;
+					break;
+				}
+				if (hup && workload)
+					usleep(1000);   /* the exit is about to be reaped */
+			}
+		}
+	}
+	ioctl_all(r, PERF_EVENT_IOC_DISABLE);
+	return drain_all(r) < 0 ? -1 : 0;
+}
+
+int record_run(const struct record_opts *o, struct record_stats *st)
+{
+	struct recording r = { .o = o };
+	struct cpu_desc cpu;
+	bool have_cpu, forked = o->argv && o->argv[0] && !o->pid;
+	struct workload wl = { .go_fd = -1, .err_fd = -1 };
+	struct sigaction sa_stop = { .sa_handler = on_stop_signal }, sa_chld = { .sa_handler = on_sigchld };
+	struct sigaction old_int, old_term, old_chld;
+	pid_t *targets = NULL, all = -1;
+	size_t nr_targets = 0, nr_cpus = 0;
+	int *cpus = NULL, rc = -1, exec_errno;
+	const char *output = o->output ? o->output : "perf.data";
+	char *cache_owned = NULL;
+
+	memset(st, 0, sizeof(*st));
+	if (o->branch_stack && o->sampler == BRANCH_SAMPLER_SOFTWARE)
+		return swbranch_record(o, st);
+	if (!forked && !o->pid && !o->all_cpus)
+		return oc_err("nothing to record: name a program, -p PID or -a");
+	have_cpu = cpu_detect(&(struct cpu_source){ 0 }, &cpu) == 0;
+	if (resolve_events(o, have_cpu ? &cpu : NULL, &r.evs, &r.nr_evs) < 0)
+		goto out;
+	r.ip_offset = r.nr_evs > 1 ? 8 : 0;
+	configure_events(&r, have_cpu ? &cpu : NULL, forked);
+	cpus = online_cpus(&nr_cpus);
+
+	if (o->all_cpus) {
+		targets = &all;
+		nr_targets = 1;
+	} else if (o->pid) {
+		targets = process_threads(o->pid, &nr_targets);
+		if (!targets)
+			goto out;
+	}
+	if (forked) {
+		if (workload_prepare(&wl, o->argv) < 0)
+			goto out;
+		if (!o->all_cpus) {
+			targets = &wl.pid;
+			nr_targets = 1;
+		}
+	}
+	if (open_events(&r, have_cpu ? &cpu : NULL, targets, nr_targets, cpus, nr_cpus, forked) < 0) {
+		if (software_sampler_takes_over(&r, errno)) {
+			close_all(&r);
+			workload_abort(&wl);
+			if (!o->quiet)
+				oc_warn("-b: no branch stacks from the PMU here (a VM?): using the software branch sampler");
+			rc = swbranch_record(o, st);
+		}
+		goto out;
+	}
+
+	r.dsos = dso_tracker_new();
+	r.w = open_writer(&r);
+	if (!r.w)
+		goto out;
+	if (!r.evs[0].ev.attr.exclude_kernel &&
+	    synthesize_kernel_mmap(r.w, trailer_size(&r.evs[0].ev.attr)) < 0)
+		goto out;
+	if (o->pid && synthesize_process(r.w, r.dsos, o->pid) < 0)
+		goto out;
+	if (o->all_cpus && synthesize_all_processes(r.w, r.dsos) < 0)
+		goto out;
+
+	stop_signal = 0;
+	sigaction(SIGINT, &sa_stop, &old_int);
+	sigaction(SIGTERM, &sa_stop, &old_term);
+	sigaction(SIGCHLD, &sa_chld, &old_chld);
+	if (!forked || o->all_cpus)
+		ioctl_all(&r, PERF_EVENT_IOC_ENABLE);
+	if (forked && workload_start(&wl, o->argv[0], &exec_errno) < 0) {
+		int status = 0;
+
+		while (waitpid(wl.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		wl.pid = 0;
+		st->exit_status = status;
+	} else {
+		rc = record_loop(&r, forked ? wl.pid : 0, o->pid, st);
+		if (forked && rc < 0)
+			workload_abort(&wl);
+		wl.pid = 0;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGCHLD, &old_chld, NULL);
+	if (rc < 0)
+		goto out;
+
+	dso_tracker_write_build_ids(r.dsos, r.w, o->buildid_cache ? build_id_cache_dir(&cache_owned) : NULL);
+	st->samples = r.samples;
+	st->lost = r.lost;
+	st->lbr_depth = o->branch_stack && have_cpu ? cpu.lbr.depth : 0;
+	rc = -1;
+	if (keep_old_output(output) < 0)
+		goto out;
+	if (pd_writer_close(r.w, true) < 0) {
+		r.w = NULL;
+		goto out;
+	}
+	r.w = NULL;
+	st->bytes = file_size(output);
+	rc = 0;
+out:
+	if (r.w)
+		pd_writer_close(r.w, false);
+	workload_abort(&wl);
+	close_all(&r);
+	dso_tracker_free(r.dsos);
+	free_events(r.evs, r.nr_evs);
+	if (targets != &all && targets != &wl.pid)
+		free(targets);
+	free(cpus);
+	free(cache_owned);
+	return rc;
 }

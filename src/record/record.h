@@ -29,6 +29,7 @@ struct record_opts {
 	char **argv;               /* workload, NULL-terminated */
 	int orig_argc;             /* ocrec's own command line, for the CMDLINE feature */
 	char **orig_argv;
+	const char *sysfs_root;    /* PMUs for event resolution (NULL: /sys) */
 };
 
 struct record_stats {

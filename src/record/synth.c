@@ -93,8 +93,10 @@ int synthesize_process(struct pd_writer *w, struct dso_tracker *t, pid_t pid)
 	pid_t *tids = process_threads(pid, &n);
 	int rc = 0;
 
-	if (!tids)
-		return -1;
+	if (!tids) {
+		oc_err_clear();
+		return 0;   /* it ended meanwhile: nothing to describe */
+	}
 	for (i = 0; i < n && rc == 0; i++) {
 		char path[80], *comm;
 
@@ -155,5 +157,22 @@ int synthesize_kernel_mmap(struct pd_writer *w, size_t trailer_size)
 	memcpy(rec + 40, name, sizeof(name));
 	rc = pd_write_raw(w, rec, size);
 	free(rec);
+	return rc;
+}
+
+int synthesize_all_processes(struct pd_writer *w, struct dso_tracker *t)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d)
+		return oc_err_errno("cannot read /proc");
+	while (rc == 0 && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		rc = synthesize_process(w, t, (pid_t)atoi(de->d_name));
+	}
+	closedir(d);
 	return rc;
 }

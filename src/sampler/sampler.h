@@ -1,7 +1,40 @@
 /* sampler.h — software branch sampling for machines without LBR: a timer
  * samples the workload and, at each sample, ptrace collects the next N taken
  * branches it really executes; each window becomes an ordinary
- * PERF_SAMPLE_BRANCH_STACK sample in perf.data. */
+ * PERF_SAMPLE_BRANCH_STACK sample in perf.data.
+ *
+ * What a window holds (the engine is in swtrace.h):
+ *  - exactly the next N taken branches the thread executes after the sample,
+ *    in order, none missed: conditional (taken only, PERF_BR_COND), direct
+ *    and indirect jumps and calls, returns;
+ *  - a syscall is not a branch when it returns to the next instruction (as a
+ *    user-only LBR filter sees it); one that resumes elsewhere (rt_sigreturn)
+ *    is one PERF_BR_SYSCALL entry from the syscall instruction to where the
+ *    thread resumes;
+ *  - a signal delivered to a handler is one PERF_BR_IRQ entry from the
+ *    instruction it interrupted to the handler; a signal that arrives where
+ *    the planned path is ambiguous restarts the window (rare);
+ *  - the sample's ip is where the window ended (the last branch's target),
+ *    the entries are newest first, like the kernel writes hardware LBR;
+ *    windows cut short by exit, exec or a group-stop are dropped.
+ * The file says it is emulated: the event is named "task-clock:u (software
+ * branch sampler)" (or cpu-clock with -e cpu-clock) and CPUDESC ends with
+ * "(no LBR: branch stacks emulated by ocrec's software branch sampler, N deep)".
+ *
+ * The timer is task-clock (or cpu-clock), user mode, -F (default 1000 Hz) or
+ * -c; it is off while a window is collected, so the sampler's own cost does
+ * not bring more samples. Side-band records (COMM, MMAP2, FORK, EXIT) come
+ * from the kernel through the timer's ring buffers; -p synthesizes COMM and
+ * MMAP2 from /proc first.
+ *
+ * The workload behaves as without ocrec: its signals are delivered, group-
+ * stops kept, its exit status returned (record_stats.exit_status), threads,
+ * forks and exec followed. During a window the thread is pinned to the
+ * tracer's CPU (a cross-CPU ptrace stop costs about 4x more); its affinity is
+ * restored before it runs freely again. Costs that remain: every signal the
+ * workload receives is a ptrace stop (about 20 us here), and a window costs
+ * one stop per unresolved branch (about 0.5 per taken branch in loops).
+ */
 #ifndef OCREC_SAMPLER_H
 #define OCREC_SAMPLER_H
 

@@ -69,7 +69,8 @@ static bool metric(const struct stat_session *s, const struct stat_counter *c, d
 		}
 		return true;
 	}
-	if (is_hw(c, PERF_COUNT_HW_INSTRUCTIONS) && (base = find_counted(s, match_cycles)) && base->value.mean > 0) {
+	if (is_hw(c, PERF_COUNT_HW_INSTRUCTIONS) && (base = find_counted(s, match_cycles)) &&
+	    base->value.mean > 0) {
 		*value = v / base->value.mean;
 		*unit = "insn per cycle";
 		return true;

@@ -168,6 +168,8 @@ int stat_open(struct stat_session *s)
 
 		free(c->fds);
 		c->fds = xmalloc((size_t)slots * sizeof(*c->fds));
+		for (slot = 0; slot < slots; slot++)
+			c->fds[slot] = -1;
 		for (slot = 0; slot < slots; slot++) {
 			int leader = -1;
 			/* the first open counter of the same group in this slot leads it */
@@ -177,14 +179,16 @@ int stat_open(struct stat_session *s)
 			c->fds[slot] = open_one(c, &s->target, slot, leader);
 			if (c->fds[slot] < 0 && leader >= 0 && !is_permission_error(errno)) {
 				/* the group does not fit (more events than counters): count alone */
-				oc_debug(1, "%s does not fit its group (%s); counting it alone", c->name, strerror(errno));
+				oc_debug(1, "%s does not fit its group (%s); counting it alone", c->name,
+					 strerror(errno));
 				c->fds[slot] = open_one(c, &s->target, slot, -1);
 			}
 			if (c->fds[slot] < 0) {
 				err = errno;
 				if (is_permission_error(err))
-					return oc_err("cannot count %s: %s (perf_event_paranoid too high? see "
-						      "/proc/sys/kernel/perf_event_paranoid)", c->name, strerror(err));
+					return oc_err("cannot count %s: %s (perf_event_paranoid too high? "
+						      "see /proc/sys/kernel/perf_event_paranoid)",
+						      c->name, strerror(err));
 				if (err == ESRCH)
 					continue;   /* a thread of -p PID that has exited */
 			}
@@ -381,29 +385,48 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
+/* Waits up to 20 ms; true once the watched process has exited. */
+static bool process_gone(int pidfd, pid_t pid)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	if (pid <= 0) {
+		poll(NULL, 0, 20);
+		return false;
+	}
+	if (pidfd >= 0)
+		return poll(&p, 1, 20) > 0;
+	poll(NULL, 0, 20);
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
 int stat_count_until_stopped(struct stat_session *s, pid_t watch)
 {
 	struct sigaction sa, old_int, old_term;
+	int ret, watch_fd;
 	double t0;
-	int ret;
 
-	if (stat_open(s) < 0)
-		return -1;
+	/* the handlers first: once the counters show, Ctrl-C must end the count */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	stop_requested = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	watch_fd = watch > 0 ? (int)syscall(SYS_pidfd_open, watch, 0) : -1;
+	ret = stat_open(s);
 	t0 = now_seconds();
-	ret = stat_enable(s);
-	/* until Ctrl-C, or until the watched process is gone */
-	while (ret == 0 && !stop_requested && !(watch > 0 && kill(watch, 0) < 0 && errno == ESRCH))
-		poll(NULL, 0, 20);
+	if (ret == 0)
+		ret = stat_enable(s);
+	/* until Ctrl-C, or until the watched process has exited (a pidfd also
+	 * sees a zombie that kill(pid, 0) would still find) */
+	while (ret == 0 && !stop_requested && !process_gone(watch_fd, watch))
+		;
 	if (ret == 0) {
 		stat_disable(s);
 		ret = stat_read(s, now_seconds() - t0);
 	}
 	stat_close(s);
+	if (watch_fd >= 0)
+		close(watch_fd);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret;

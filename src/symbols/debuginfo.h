@@ -33,4 +33,17 @@ bool di_has_lines(const struct debuginfo *di);
  * valid until di_close(). */
 int di_lookup(struct debuginfo *di, uint64_t addr, struct di_location *out);
 
+/* --- functions (for AutoFDO): top-level DW_TAG_subprogram code ranges --- */
+struct di_range {
+	uint64_t lo, hi;            /* [lo, hi) */
+};
+/* All code ranges of the function whose code holds addr (hot and cold parts);
+ * returns how many (at most max are stored), 0 when addr is in no function. */
+int di_function_ranges(const struct debuginfo *di, uint64_t addr, struct di_range *out, int max);
+/* The linkage name (else the name) of the function whose entry is addr, or NULL. */
+const char *di_function_at_entry(const struct debuginfo *di, uint64_t addr);
+/* The DW_AT_producer of the first compile unit ("GNU C17 12.2.0 ...",
+ * "Debian clang version 14..."), or NULL. */
+const char *di_producer(const struct debuginfo *di);
+
 #endif

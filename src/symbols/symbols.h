@@ -27,6 +27,13 @@ struct dso {
 	bool is_pie;
 	struct debuginfo *di;
 	bool di_tried;
+	/* added for the report: every PT_LOAD (file offset -> vaddr), load state */
+	struct dso_load { uint64_t vaddr, offset, filesz; } *loads;
+	size_t nr_loads;
+	bool loaded;               /* symbols read (or found missing) */
+	bool build_id_mismatch;    /* the file found does not carry the recorded build-id */
+	char **name_pool;          /* owned symbol names */
+	size_t nr_name_pool;
 };
 
 struct sym_options {
@@ -55,6 +62,11 @@ struct addr_loc {
 	const struct symbol *sym;  /* NULL when unknown */
 	uint64_t sym_off;          /* file_addr - sym->start */
 	bool kernel;
+	/* added: perf's al_addr (address relative to the map: addr - start + pgoff,
+	 * or the address itself for the kernel) and perf's cpumode letter:
+	 * '.' user, 'k' kernel, 'H' not mapped at all */
+	uint64_t map_addr;
+	char level;
 };
 /* Resolve addr in process pid. Always fills out (dso/sym NULL when unknown). */
 void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out);
@@ -65,5 +77,13 @@ const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr);
 /* Open one ELF file as a DSO outside any session (autofdo's --binary). */
 struct dso *dso_open_file(const char *path);
 void dso_free(struct dso *dso);
+
+/* Format an address the way perf script's sym/brstacksym fields do: "sym+0xoff"
+ * (with_offset) or "sym", and "[unknown]" when no symbol is known. */
+void sym_format(const struct addr_loc *loc, bool with_offset, char *buf, size_t size);
+/* The DSO name perf script prints in parentheses: the recorded path, "[unknown]" if unmapped. */
+const char *sym_dso_name(const struct addr_loc *loc);
+/* Build-id of the running kernel from /sys/kernel/notes; its size, 0 when unknown. */
+int sym_running_kernel_build_id(uint8_t id[20]);
 
 #endif

@@ -72,11 +72,36 @@ else
 fi
 "$OCREC" stat -e task-clock sh -c 'exit 3' 2>/dev/null; check_eq "exit status of the program" 3 $?
 
+# --- a libpfm4 name (resolved by the events module) counts like the generic one ----
+"$OCREC" stat -x, -e perf::PERF_COUNT_SW_PAGE_FAULTS "$TMP/pages" 2000 2>"$TMP/pfm"; rc=$?
+n=$(csv "$TMP/pfm" 1 , 1)
+check_eq "libpfm4 name: exit 0" 0 "$rc"
+if [ "${n:-0}" -ge 2000 ] 2>/dev/null; then pass "libpfm4 perf::PERF_COUNT_SW_PAGE_FAULTS counts 2000 touched pages ($n)"
+else fail "libpfm4 name" "$(cat "$TMP/pfm")"; fi
+
+# --- names from the event tables (for a Skylake-X, from ../shared) ----------------
+if [ -d "$SHARED/data/perfmon" ]; then
+	"$OCREC" --cpuinfo "$SHARED/data/cpuinfo/skx.cpuinfo" --sysfs "$ROOT/tests/fixtures/cpu/sysfs-skx/sys" \
+		stat --events "$SHARED/data/perfmon" -x, -e '{BR_INST_RETIRED.NEAR_TAKEN,INST_RETIRED.ANY},task-clock' \
+		true 2>"$TMP/tab"; rc=$?
+	check_eq "table names: exit 0" 0 "$rc"
+	check_eq "table names resolved and shown by their perf names" \
+		"br_inst_retired_near_taken inst_retired_any task-clock" "$(cut -d, -f3 "$TMP/tab" | tr '\n' ' ' | sed 's/ $//')"
+	check_match "each is counted or, without that PMU here, <not supported>" \
+		'^([0-9.]+|<not supported>),,br_inst_retired_near_taken,' "$(head -n 1 "$TMP/tab")"
+else
+	skip "table names" "../shared/data/perfmon is absent"
+fi
+
 # --- -p PID: attach to a running process ---------------------------------------
 mkfifo "$TMP/fifo"
 "$TMP/pages" 3000 wait "$TMP/fifo" & prog=$!
 "$OCREC" stat -x, -e page-faults -p "$prog" 2>"$TMP/pid" & st=$!
-sleep 1
+# let the program go once ocrec holds its counter (a perf_event fd)
+i=0
+while [ $i -lt 100 ] && ! ls -l /proc/$st/fd 2>/dev/null | grep -q 'perf_event'; do
+	sleep 0.1; i=$((i + 1))
+done
 echo go >"$TMP/fifo"
 wait "$st"; rc=$?
 wait "$prog" 2>/dev/null
@@ -89,7 +114,11 @@ if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] || [ "$(id -u)" = 0 ]
 	"$OCREC" stat -a -x, -e task-clock sleep 0.1 2>"$TMP/a"
 	check_match "-a: task-clock over all CPUs counted" '^[0-9]+\.[0-9]{2},msec,task-clock,[0-9]+,100\.00,' "$(cat "$TMP/a")"
 	"$OCREC" stat -a -e task-clock 2>"$TMP/a2" & st=$!
-	sleep 0.5
+	i=0
+	while [ $i -lt 100 ] && ! ls -l /proc/$st/fd 2>/dev/null | grep -q 'perf_event'; do
+		sleep 0.1; i=$((i + 1))
+	done
+	sleep 0.1
 	kill -INT "$st"
 	wait "$st"; rc=$?
 	check_eq "-a without a program: Ctrl-C ends it, exit 0" 0 "$rc"
@@ -107,9 +136,20 @@ bad() {  # NAME WHAT-THE-LINE-SAYS ARGS...
 	check_eq "$_n: one line" 1 "$(wc -l <"$TMP/b.err")"
 	check_match "$_n: says why" "$_w" "$(cat "$TMP/b.err")"
 }
-bad "unknown event" "'no-such-event'" -e no-such-event true
+bad "unknown event" "no-such-event" -e no-such-event true
 bad "unbalanced group" "'\{task-clock'" -e '{task-clock' true
 bad "-r 0" "-r needs a positive number" -r 0 true
 bad "nothing to count" "nothing to count" -e task-clock
 bad "program that does not exist" "cannot run /nonexistent/prog" -e task-clock /nonexistent/prog
 bad "no such process" "no process 999999999" -p 999999999
+# an unprivileged user may not count system wide when perf_event_paranoid > 0
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1 &&
+   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ] &&
+   runuser -u nobody -- test -x "$OCREC"; then
+	runuser -u nobody -- "$OCREC" stat -a -e task-clock true >/dev/null 2>"$TMP/perm"; rc=$?
+	check_eq "-a as nobody: exit 2" 2 "$rc"
+	check_match "-a as nobody: names the cause" 'cannot count task-clock: Permission denied \(perf_event_paranoid' \
+		"$(cat "$TMP/perm")"
+else
+	skip "-a permission error" "needs root, runuser and perf_event_paranoid > 0"
+fi

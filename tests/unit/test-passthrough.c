@@ -46,12 +46,13 @@ static void test_knows(void)
 	static const char *const known[] = {
 		"cycles", "cycles:u", "task-clock", "instructions:ppp", "L1-dcache-load-misses",
 		"LLC-loads", "dTLB-store-misses", "branch-loads", "r1a8", "r1a8:u", "cpu/event=0x3c/",
-		"cpu/event=0x3c,umask=0x1/uk", "sched:sched_switch", "syscalls:sys_enter_openat",
+		"cpu/event=0x3c,umask=0x1/uk", "cpu/cycles-t/", "cpu/event=0xc4,name=BR.X/", "sched:sched_switch", "syscalls:sys_enter_openat",
 		"mem:0x1000:rw",
 	};
 	static const char *const unknown[] = {
 		"BR_INST_RETIRED.NEAR_TAKEN", "inst_retired.any", "BR_INST_RETIRED.NEAR_TAKEN:pp",
-		"UNC_CHA_TOR_INSERTS.IA_MISS", "rgb", "r", "foo:u", "L1-dcache-frobs", "CYCLES",
+		"UNC_CHA_TOR_INSERTS.IA_MISS", "cpu/BR_INST_RETIRED.NEAR_TAKEN/u",
+		"cpu/BR_INST_RETIRED.NEAR_TAKEN,period=1000/", "rgb", "r", "foo:u", "L1-dcache-frobs", "CYCLES",
 	};
 	size_t i;
 	char label[96];

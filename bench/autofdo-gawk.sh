@@ -1,0 +1,104 @@
+#!/bin/sh
+# bench/autofdo-gawk.sh — the article's AutoFDO experiment on gawk, for both compilers:
+#   1. apt-get source gawk (adds a deb-src entry when none exists; needs root and network)
+#   2. build gawk -O2 -g with gcc and with clang
+#   3. profile a text-processing awk workload with `ocrec record -b` (hardware LBR
+#      or ocrec's software sampler) and `ocrec autofdo`
+#   4. rebuild with the profiles: gcc -fauto-profile, clang -fprofile-sample-use
+#   5. time base vs optimized in interleaved pairs (n >= 20) and print the
+#      speedup with its spread (mean and 95% interval of the per-pair ratios)
+# Not part of CI. usage: sh bench/autofdo-gawk.sh [BUILD-DIR] [PAIRS] [WORKDIR]
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-${BUILD:-build}}
+PAIRS=${2:-20}
+WORK=${3:-/tmp/ocrec-gawk}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+OCREC=${OCREC:-$BUILD/ocrec}
+[ -x "$OCREC" ] || { echo "autofdo-gawk.sh: no $OCREC (make BUILD=...)" >&2; exit 2; }
+[ "$PAIRS" -ge 20 ] || { echo "autofdo-gawk.sh: use at least 20 pairs" >&2; exit 2; }
+for c in gcc-12 clang-14 python3 make; do
+	command -v $c >/dev/null 2>&1 || { echo "autofdo-gawk.sh: $c is not installed" >&2; exit 2; }
+done
+mkdir -p "$WORK"
+cd "$WORK"
+
+# 1. source
+if [ ! -d src ]; then
+	if ! grep -rqs '^deb-src\|^Types:.*deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		echo "adding a deb-src entry for bookworm (/etc/apt/sources.list.d/ocrec-deb-src.list)"
+		echo "deb-src http://deb.debian.org/debian bookworm main" >/etc/apt/sources.list.d/ocrec-deb-src.list
+	fi
+	apt-get update -qq
+	rm -rf fetch && mkdir fetch
+	(cd fetch && apt-get source -qq gawk)
+	mv "$(find fetch -maxdepth 1 -type d -name 'gawk-*' | head -n 1)" src
+fi
+
+# 2-4. builds: NAME CC CFLAGS
+build() {
+	if [ ! -x "$1/gawk" ]; then
+		rm -rf "$1" && cp -r src "$1"
+		(cd "$1" && ./configure -q CC="$2" CFLAGS="$3" >/dev/null && make -s -j"$(nproc)" >/dev/null 2>&1)
+	fi
+	[ -x "$1/gawk" ] || { echo "autofdo-gawk.sh: building $1 failed" >&2; exit 1; }
+}
+
+# the workload: a log-like text file, aggregated by fields, regexes and printf
+if [ ! -f input.txt ]; then
+	awk 'BEGIN { srand(42); for (i = 0; i < 400000; i++)
+		printf "%d,user%d,%s,%d.%02d,/path/%d/item%d.html\n", i, int(rand() * 5000),
+		    (rand() < 0.3 ? "GET" : (rand() < 0.5 ? "POST" : "PUT")), int(rand() * 900),
+		    int(rand() * 100), int(rand() * 50), int(rand() * 1000) }' >input.txt
+fi
+cat >work.awk <<'EOF'
+BEGIN { FS = "," }
+{
+	bytes[$2] += $4; hits[$3]++
+	if ($5 ~ /item[0-9]*7\.html$/) special++
+	n = split($5, parts, "/"); depth[n]++
+	key = toupper(substr($2, 1, 5)) "-" $3; seen[key]++
+}
+END {
+	for (u in bytes) total += bytes[u]
+	for (k in seen) if (seen[k] > 40) big++
+	printf "%d users %.2f bytes %d special %d big\n", length(bytes), total, special, big
+}
+EOF
+
+build base-gcc gcc-12 "-O2 -g -gdwarf-5"
+build base-clang clang-14 "-O2 -g -fdebug-info-for-profiling"
+
+profile() {  # BUILD FORMAT OUT
+	"$OCREC" record -b -o "$1.data" "$1/gawk" -f work.awk input.txt >/dev/null
+	"$OCREC" autofdo -i "$1.data" --binary "$1/gawk" --format "$2" -o "$3"
+}
+profile base-gcc gcc gawk.gcov
+profile base-clang llvm gawk.prof
+build fdo-gcc gcc-12 "-O2 -g -fauto-profile=$WORK/gawk.gcov"
+build fdo-clang clang-14 "-O2 -g -fdebug-info-for-profiling -fprofile-sample-use=$WORK/gawk.prof"
+
+# 5. interleaved pairs; the order inside a pair alternates
+measure() {  # BASE OPT LABEL
+	python3 - "$1/gawk" "$2/gawk" "$PAIRS" "$3" <<'EOF'
+import statistics, subprocess, sys, time
+base, opt, pairs, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+def run(prog):
+    t = time.perf_counter()
+    subprocess.run([prog, "-f", "work.awk", "input.txt"], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+ratios, tb, to = [], [], []
+for i in range(pairs):
+    if i % 2:
+        o = run(opt); b = run(base)
+    else:
+        b = run(base); o = run(opt)
+    tb.append(b); to.append(o); ratios.append(b / o)
+m = statistics.mean(ratios)
+half = 1.96 * statistics.stdev(ratios) / len(ratios) ** 0.5
+print(f"{label}: base {statistics.median(tb)*1000:.1f} ms, AutoFDO {statistics.median(to)*1000:.1f} ms, "
+      f"speedup {100*(m-1):+.1f}% ± {100*half:.1f}% (95% interval, {pairs} interleaved pairs)")
+EOF
+}
+measure base-gcc fdo-gcc "gcc-12   -fauto-profile       "
+measure base-clang fdo-clang "clang-14 -fprofile-sample-use "

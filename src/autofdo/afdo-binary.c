@@ -1,0 +1,510 @@
+/* afdo-binary.c — the profiled ELF file: build-id, load segments, executable
+ * sections, instruction boundaries (capstone, decoded lazily per symbol-delimited
+ * chunk, as llvm-profgen disassembles per symbol), and runtime address mapping. */
+#include <capstone/capstone.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "autofdo/afdo-internal.h"
+#include "util/util.h"
+
+/* qsort, which must not see a NULL base even for zero items */
+static void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+struct exec_section {
+	uint64_t addr, size, offset;
+};
+
+struct load_segment {
+	uint64_t vaddr, offset, filesz;
+	bool exec;
+};
+
+/* Instructions between two symbol boundaries, decoded on first use. */
+struct chunk {
+	uint64_t start, end;
+	uint64_t *insn;          /* start addresses */
+	uint8_t *size;
+	size_t nr;
+	bool decoded;
+};
+
+struct afdo_binary {
+	char *path, *real;
+	int fd;
+	const uint8_t *map;
+	size_t map_len;
+	Elf *elf;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct load_segment *segs;
+	size_t nr_segs;
+	struct exec_section *secs;
+	size_t nr_secs, main_sec;   /* main_sec: the largest */
+	struct chunk *chunks;
+	size_t nr_chunks;
+	csh cs;
+	bool cs_open;
+	struct debuginfo *di;
+};
+
+const char *afdo_binary_path(const struct afdo_binary *b) { return b->path; }
+struct debuginfo *afdo_binary_debuginfo(struct afdo_binary *b) { return b->di; }
+bool afdo_binary_has_debuginfo(const struct afdo_binary *b) { return di_has_lines(b->di); }
+
+size_t afdo_binary_build_id(const struct afdo_binary *b, const uint8_t **id)
+{
+	*id = b->build_id;
+	return b->build_id_len;
+}
+
+uint64_t afdo_binary_base(const struct afdo_binary *b)
+{
+	uint64_t base = UINT64_MAX;
+	size_t i;
+	for (i = 0; i < b->nr_segs; i++)
+		if (b->segs[i].vaddr < base)
+			base = b->segs[i].vaddr;
+	return base == UINT64_MAX ? 0 : base;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int read_elf(struct afdo_binary *b)
+{
+	GElf_Ehdr eh;
+	size_t i, n, shstrndx;
+	Elf_Scn *scn = NULL;
+	uint64_t *bounds = NULL;
+	size_t nr_bounds = 0, cap_bounds = 0;
+	const void *bid;
+	ssize_t bid_len;
+
+	if (!gelf_getehdr(b->elf, &eh) || eh.e_machine != EM_X86_64)
+		return oc_err("%s: not an x86-64 ELF file", b->path);
+	bid_len = dwelf_elf_gnu_build_id(b->elf, &bid);
+	if (bid_len > 0 && (size_t)bid_len <= sizeof(b->build_id)) {
+		memcpy(b->build_id, bid, (size_t)bid_len);
+		b->build_id_len = (size_t)bid_len;
+	}
+	if (elf_getphdrnum(b->elf, &n) != 0)
+		n = 0;
+	b->segs = xcalloc(n + 1, sizeof(*b->segs));
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(b->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->segs[b->nr_segs++] = (struct load_segment){ ph.p_vaddr, ph.p_offset, ph.p_filesz,
+							       (ph.p_flags & PF_X) != 0 };
+	}
+	if (elf_getshdrstrndx(b->elf, &shstrndx) != 0)
+		return oc_err("%s: no section header string table", b->path);
+	/* executable sections, and symbol starts inside them as chunk boundaries */
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size &&
+		    sh.sh_offset + sh.sh_size <= b->map_len) {
+			b->secs = xrealloc(b->secs, (b->nr_secs + 1) * sizeof(*b->secs));
+			b->secs[b->nr_secs++] = (struct exec_section){ sh.sh_addr, sh.sh_size, sh.sh_offset };
+		}
+	}
+	for (i = 0; i < b->nr_secs; i++)
+		if (b->secs[i].size > b->secs[b->main_sec].size)
+			b->main_sec = i;
+	scn = NULL;
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t k, nsyms;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !sh.sh_entsize)
+			continue;
+		nsyms = sh.sh_size / sh.sh_entsize;
+		for (k = 0; k < nsyms; k++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)k, &sym) || !sym.st_value ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_NOTYPE))
+				continue;
+			GROW(bounds, cap_bounds, nr_bounds + 1);
+			bounds[nr_bounds++] = sym.st_value;
+		}
+	}
+	for (i = 0; i < b->nr_secs; i++) {
+		GROW(bounds, cap_bounds, nr_bounds + 2);
+		bounds[nr_bounds++] = b->secs[i].addr;
+		bounds[nr_bounds++] = b->secs[i].addr + b->secs[i].size;
+	}
+	sort_items(bounds, nr_bounds, sizeof(*bounds), cmp_u64);
+	b->chunks = xcalloc(nr_bounds + 1, sizeof(*b->chunks));
+	for (i = 0; i + 1 < nr_bounds; i++) {
+		if (bounds[i] == bounds[i + 1] || !afdo_is_code(b, bounds[i]))
+			continue;
+		b->chunks[b->nr_chunks++] = (struct chunk){ .start = bounds[i], .end = bounds[i + 1] };
+	}
+	free(bounds);
+	return 0;
+}
+
+struct afdo_binary *afdo_binary_open(const char *path)
+{
+	struct afdo_binary *b;
+	struct stat st;
+	char real[PATH_MAX];
+
+	elf_version(EV_CURRENT);
+	b = xcalloc(1, sizeof(*b));
+	b->path = xstrdup(path);
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0) {
+		oc_err_errno("binary %s not found", path);
+		goto fail;
+	}
+	if (realpath(path, real))
+		b->real = xstrdup(real);
+	if (fstat(b->fd, &st) != 0 || st.st_size == 0) {
+		oc_err("%s: empty or unreadable", path);
+		goto fail;
+	}
+	b->map_len = (size_t)st.st_size;
+	b->map = mmap(NULL, b->map_len, PROT_READ, MAP_PRIVATE, b->fd, 0);
+	if (b->map == MAP_FAILED) {
+		b->map = NULL;
+		oc_err_errno("cannot map %s", path);
+		goto fail;
+	}
+	b->elf = elf_memory((char *)b->map, b->map_len);
+	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
+		oc_err("%s: not an ELF file", path);
+		goto fail;
+	}
+	if (read_elf(b) != 0)
+		goto fail;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &b->cs) != CS_ERR_OK) {
+		oc_err("capstone cannot decode x86-64");
+		goto fail;
+	}
+	b->cs_open = true;
+	b->di = di_open(path);
+	if (!b->di)
+		goto fail;
+	return b;
+fail:
+	afdo_binary_close(b);
+	return NULL;
+}
+
+void afdo_binary_close(struct afdo_binary *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	di_close(b->di);
+	if (b->cs_open)
+		cs_close(&b->cs);
+	for (i = 0; i < b->nr_chunks; i++) {
+		free(b->chunks[i].insn);
+		free(b->chunks[i].size);
+	}
+	free(b->chunks);
+	if (b->elf)
+		elf_end(b->elf);
+	if (b->map)
+		munmap((void *)b->map, b->map_len);
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->segs);
+	free(b->secs);
+	free(b->path);
+	free(b->real);
+	free(b);
+}
+
+bool afdo_build_id_matches(const struct afdo_binary *b, const uint8_t *id, size_t size)
+{
+	size_t i;
+
+	if (!b->build_id_len || size < b->build_id_len)
+		return false;
+	if (memcmp(id, b->build_id, b->build_id_len) != 0)
+		return false;
+	/* a short id (8-byte xxHash) is padded with zeros to 20 bytes */
+	for (i = b->build_id_len; i < size; i++)
+		if (id[i])
+			return false;
+	return true;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+bool afdo_path_matches(const struct afdo_binary *b, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (!strcmp(path, b->path))
+		return true;
+	if (b->real && realpath(path, real) && !strcmp(real, b->real))
+		return true;
+	return !strcmp(base_name(path), base_name(b->path));
+}
+
+bool afdo_offset_to_vaddr(const struct afdo_binary *b, uint64_t offset, uint64_t *vaddr)
+{
+	size_t i;
+	for (i = 0; i < b->nr_segs; i++) {
+		const struct load_segment *s = &b->segs[i];
+		if (s->exec && offset >= s->offset && offset < s->offset + s->filesz) {
+			*vaddr = offset - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool afdo_is_code(const struct afdo_binary *b, uint64_t vaddr)
+{
+	size_t i;
+	/* one text section holds nearly every address */
+	if (b->nr_secs && vaddr >= b->secs[b->main_sec].addr &&
+	    vaddr - b->secs[b->main_sec].addr < b->secs[b->main_sec].size)
+		return true;
+	for (i = 0; i < b->nr_secs; i++)
+		if (vaddr >= b->secs[i].addr && vaddr < b->secs[i].addr + b->secs[i].size)
+			return true;
+	return false;
+}
+
+static const struct exec_section *section_of(const struct afdo_binary *b, uint64_t vaddr)
+{
+	size_t i;
+	for (i = 0; i < b->nr_secs; i++)
+		if (vaddr >= b->secs[i].addr && vaddr < b->secs[i].addr + b->secs[i].size)
+			return &b->secs[i];
+	return NULL;
+}
+
+bool afdo_is_return(const struct afdo_binary *b, uint64_t vaddr)
+{
+	const struct exec_section *sec = section_of(b, vaddr);
+	const uint8_t *p;
+	uint64_t left;
+
+	if (!sec)
+		return false;
+	p = b->map + sec->offset + (vaddr - sec->addr);
+	left = sec->addr + sec->size - vaddr;
+	/* ret, ret imm16, and the rep/bnd-prefixed forms */
+	if (p[0] == 0xc3 || p[0] == 0xc2)
+		return true;
+	return left >= 2 && (p[0] == 0xf3 || p[0] == 0xf2) && (p[1] == 0xc3 || p[1] == 0xc2);
+}
+
+static void decode_chunk(struct afdo_binary *b, struct chunk *ch)
+{
+	const struct exec_section *sec = section_of(b, ch->start);
+	cs_insn *insn = cs_malloc(b->cs);
+	size_t cap = 0;
+	uint64_t addr = ch->start;
+
+	ch->decoded = true;
+	if (!sec || !insn) {
+		if (insn)
+			cs_free(insn, 1);
+		return;
+	}
+	while (addr < ch->end && addr < sec->addr + sec->size) {
+		const uint8_t *code = b->map + sec->offset + (addr - sec->addr);
+		size_t left = (size_t)(ch->end - addr);
+		uint64_t pc = addr;
+		unsigned len;
+
+		if (cs_disasm_iter(b->cs, &code, &left, &pc, insn))
+			len = insn->size;
+		else
+			len = 1;   /* undecodable byte (data in code): step over it */
+		if (ch->nr == cap) {
+			cap = cap ? cap * 2 : 64;
+			ch->insn = xrealloc(ch->insn, cap * sizeof(*ch->insn));
+			ch->size = xrealloc(ch->size, cap * sizeof(*ch->size));
+		}
+		ch->insn[ch->nr] = addr;
+		ch->size[ch->nr++] = (uint8_t)len;
+		addr += len;
+	}
+	cs_free(insn, 1);
+}
+
+bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *out, unsigned *size)
+{
+	size_t lo = 0, hi = b->nr_chunks;
+
+	/* the chunk holding addr, else the next one */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->chunks[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < b->nr_chunks; lo++) {
+		struct chunk *ch = &b->chunks[lo];
+		size_t l = 0, h;
+		if (!ch->decoded)
+			decode_chunk(b, ch);
+		h = ch->nr;
+		while (l < h) {
+			size_t mid = l + (h - l) / 2;
+			if (ch->insn[mid] < addr)
+				l = mid + 1;
+			else
+				h = mid;
+		}
+		if (l < ch->nr) {
+			*out = ch->insn[l];
+			*size = ch->size[l];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --- hash map --- */
+static size_t slot_of(uint64_t a, uint64_t b, size_t cap)
+{
+	return (size_t)(hash_u64(a * 0x9e3779b97f4a7c15ULL + b) & (cap - 1));
+}
+
+uint64_t *afdo_map_find(const struct afdo_map *m, uint64_t a, uint64_t b)
+{
+	size_t i;
+	if (!m->cap)
+		return NULL;
+	for (i = slot_of(a, b, m->cap); m->slots[i].used; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].a == a && m->slots[i].b == b)
+			return &m->slots[i].val;
+	return NULL;
+}
+
+uint64_t *afdo_map_get(struct afdo_map *m, uint64_t a, uint64_t b)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct afdo_map old = *m;
+		size_t k;
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->slots = xcalloc(m->cap, sizeof(*m->slots));
+		m->n = 0;
+		for (k = 0; k < old.cap; k++)
+			if (old.slots[k].used)
+				*afdo_map_get(m, old.slots[k].a, old.slots[k].b) = old.slots[k].val;
+		free(old.slots);
+	}
+	for (i = slot_of(a, b, m->cap); m->slots[i].used; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].a == a && m->slots[i].b == b)
+			return &m->slots[i].val;
+	m->slots[i] = (struct afdo_map_slot){ a, b, 0, true };
+	m->n++;
+	return &m->slots[i].val;
+}
+
+void afdo_map_free(struct afdo_map *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* --- runtime address mapping --- */
+struct mapping {
+	int64_t pid;
+	uint64_t start, len, pgoff;
+};
+
+struct afdo_mapper {
+	struct afdo_binary *bin;
+	bool identity;
+	struct mapping *maps;
+	size_t nr, cap;
+};
+
+struct afdo_mapper *afdo_mapper_new(struct afdo_binary *b, bool identity)
+{
+	struct afdo_mapper *m = xcalloc(1, sizeof(*m));
+	m->bin = b;
+	m->identity = identity;
+	return m;
+}
+
+void afdo_mapper_free(struct afdo_mapper *m)
+{
+	if (!m)
+		return;
+	free(m->maps);
+	free(m);
+}
+
+void afdo_mapper_add(struct afdo_mapper *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff)
+{
+	GROW(m->maps, m->cap, m->nr + 1);
+	m->maps[m->nr++] = (struct mapping){ pid, start, len, pgoff };
+}
+
+size_t afdo_mapper_count(const struct afdo_mapper *m)
+{
+	return m->nr;
+}
+
+void afdo_mapper_fork(struct afdo_mapper *m, int64_t pid, int64_t ppid)
+{
+	size_t i, n = m->nr;
+	for (i = 0; i < n; i++)
+		if (m->maps[i].pid == ppid)
+			afdo_mapper_add(m, pid, m->maps[i].start, m->maps[i].len, m->maps[i].pgoff);
+}
+
+bool afdo_mapper_map(const struct afdo_mapper *m, int64_t pid, uint64_t addr, uint64_t *vaddr)
+{
+	size_t i;
+
+	if (!m->nr) {
+		if (!m->identity)
+			return false;
+		*vaddr = addr;
+		return afdo_is_code(m->bin, addr);
+	}
+	/* newest mapping first: a later mmap of the same range replaces an older one */
+	for (i = m->nr; i-- > 0;) {
+		const struct mapping *mp = &m->maps[i];
+		if (pid >= 0 && mp->pid >= 0 && mp->pid != pid)
+			continue;
+		if (addr >= mp->start && addr - mp->start < mp->len)
+			return afdo_offset_to_vaddr(m->bin, addr - mp->start + mp->pgoff, vaddr) &&
+			       afdo_is_code(m->bin, *vaddr);
+	}
+	return false;
+}

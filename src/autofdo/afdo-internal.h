@@ -1,0 +1,48 @@
+/* afdo-internal.h — shared between the autofdo source files. */
+#ifndef OCREC_AFDO_INTERNAL_H
+#define OCREC_AFDO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "autofdo/autofdo.h"
+#include "symbols/debuginfo.h"
+
+struct debuginfo *afdo_binary_debuginfo(struct afdo_binary *b);
+/* The first instruction starting at or after addr within the code; false at the end. */
+bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *insn, unsigned *size);
+
+/* Open-addressing hash from a pair of u64 keys to a u64 value. */
+struct afdo_map_slot {
+	uint64_t a, b, val;
+	bool used;
+};
+struct afdo_map {
+	struct afdo_map_slot *slots;
+	size_t cap, n;
+};
+/* The value slot for (a, b), created as 0 when absent. */
+uint64_t *afdo_map_get(struct afdo_map *m, uint64_t a, uint64_t b);
+/* The value slot, or NULL when absent. */
+uint64_t *afdo_map_find(const struct afdo_map *m, uint64_t a, uint64_t b);
+void afdo_map_free(struct afdo_map *m);
+
+/* Counters (afdo_counts) as the profile builder reads them. */
+const struct afdo_map *afdo_counts_ranges(const struct afdo_counts *c);    /* (begin, end) inclusive */
+const struct afdo_map *afdo_counts_branches(const struct afdo_counts *c);  /* (from, to) */
+
+/* Address mapping for one input: the binary's mappings seen in MMAP records. */
+struct afdo_mapper;
+/* identity: without any mapping, take addresses as the binary's own
+ * (llvm-profgen's fallback for perf script text without MMAP2 lines). */
+struct afdo_mapper *afdo_mapper_new(struct afdo_binary *b, bool identity);
+void afdo_mapper_free(struct afdo_mapper *m);
+/* A mapping of the binary (pid -1 when unknown). */
+void afdo_mapper_add(struct afdo_mapper *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff);
+size_t afdo_mapper_count(const struct afdo_mapper *m);
+/* A forked child inherits its parent's mappings. */
+void afdo_mapper_fork(struct afdo_mapper *m, int64_t pid, int64_t ppid);
+/* Runtime address of process pid (-1: any) -> binary address. */
+bool afdo_mapper_map(const struct afdo_mapper *m, int64_t pid, uint64_t addr, uint64_t *vaddr);
+
+#endif

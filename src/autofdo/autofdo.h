@@ -1,0 +1,86 @@
+/* autofdo.h — AutoFDO sample profiles for GCC and LLVM from branch stacks.
+ *
+ * Flow: afdo_binary_open() the profiled ELF (build-id, load segments, DWARF);
+ * feed branch stacks from perf.data or perf-script text into one afdo_counts
+ * (LBR range and branch counters in the binary's own addresses, several
+ * inputs merge); afdo_build() turns them into function profiles the way
+ * llvm-profgen 14 and create_gcov do (../shared/docs/perf-facts.md §5);
+ * a writer emits LLVM text or GCC 12 gcov.
+ */
+#ifndef OCREC_AUTOFDO_H
+#define OCREC_AUTOFDO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct afdo_binary;
+struct afdo_counts;
+struct afdo_profile;
+
+/* --- the profiled binary --- */
+struct afdo_binary *afdo_binary_open(const char *path);
+void afdo_binary_close(struct afdo_binary *b);
+const char *afdo_binary_path(const struct afdo_binary *b);
+bool afdo_binary_has_debuginfo(const struct afdo_binary *b);
+/* GNU build-id of the binary; returns its length (0: none). */
+size_t afdo_binary_build_id(const struct afdo_binary *b, const uint8_t **id);
+/* Does a recorded build-id (size bytes, maybe zero-padded to 20) name this binary? */
+bool afdo_build_id_matches(const struct afdo_binary *b, const uint8_t *id, size_t size);
+/* Does a recorded path name this binary (same file, else same basename)? */
+bool afdo_path_matches(const struct afdo_binary *b, const char *path);
+/* File offset -> the binary's virtual address; false if not in an executable segment. */
+bool afdo_offset_to_vaddr(const struct afdo_binary *b, uint64_t offset, uint64_t *vaddr);
+/* Is vaddr inside an executable section of the binary? */
+bool afdo_is_code(const struct afdo_binary *b, uint64_t vaddr);
+/* Is the instruction at vaddr a return? */
+bool afdo_is_return(const struct afdo_binary *b, uint64_t vaddr);
+/* Lowest PT_LOAD address: where a non-PIE binary is mapped when no mmap is known. */
+uint64_t afdo_binary_base(const struct afdo_binary *b);
+
+/* --- counters --- */
+struct afdo_lbr {
+	uint64_t from, to;   /* in the binary's addresses; valid only when in_binary */
+	bool from_in, to_in; /* the address lies in the binary's code */
+	bool spec_wrong;     /* wrong-path speculative entry (AMD Zen 4 spec=1) */
+	bool from_ret;       /* the source is a return instruction */
+};
+
+struct afdo_counts *afdo_counts_new(void);
+void afdo_counts_free(struct afdo_counts *c);
+/* One branch stack, newest entry first, as the kernel writes it, seen weight times. */
+void afdo_counts_add_stack(struct afdo_counts *c, const struct afdo_lbr *lbr, size_t n,
+			   uint64_t weight);
+uint64_t afdo_counts_nr_stacks(const struct afdo_counts *c);
+/* Branch entries that fell into the binary. */
+uint64_t afdo_counts_nr_in_binary(const struct afdo_counts *c);
+
+/* --- input --- */
+struct afdo_input_opts {
+	bool force;          /* use the data even when build-ids disagree */
+};
+/* perf script text (`perf script -F ip,brstack [--show-mmap-events]`, llvm-profgen's
+ * input). 0, or -1 + oc_err(). */
+int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_counts *c,
+			 const struct afdo_input_opts *opts);
+/* perf.data with branch stacks. 0, or -1 + oc_err(). */
+int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_counts *c,
+		       const struct afdo_input_opts *opts);
+
+/* --- profiles --- */
+enum afdo_flavor {
+	AFDO_LLVM,           /* LLVM base discriminators, totals like llvm-profgen 14 */
+	AFDO_GCC,            /* raw discriminators, totals like create_gcov */
+};
+struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts *c,
+				enum afdo_flavor flavor);
+void afdo_profile_free(struct afdo_profile *p);
+size_t afdo_profile_nr_functions(const struct afdo_profile *p);
+int afdo_write_llvm_text(const struct afdo_profile *p, FILE *fp);
+int afdo_write_gcc(const struct afdo_profile *p, FILE *fp);
+
+/* LLVM's base discriminator and duplication factor of an encoded discriminator. */
+unsigned afdo_llvm_base_discriminator(unsigned d);
+unsigned afdo_llvm_duplication_factor(unsigned d);
+
+#endif

@@ -1,0 +1,603 @@
+/* tables.c — where the event tables for a CPU come from: --events PATH or
+ * $OCREC_EVENTS (a JSON file, a directory of pmu-events files, or a
+ * mapfile.csv tree), the download cache, then the built-in architectural
+ * table (GenuineIntel only, the events CPUID leaf 0xA says exist). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpu/cpuid.h"
+#include "events/ev-internal.h"
+
+char *ev_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return xasprintf("%s/ocrec/events", xdg);
+	return xasprintf("%s/.cache/ocrec/events", home && *home ? home : "/tmp");
+}
+
+static void strv_free_n(char **v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void ev_tables_free(struct ev_tables *ts)
+{
+	size_t i;
+
+	if (!ts)
+		return;
+	for (i = 0; i < ts->nr; i++)
+		ev_table_free(ts->t[i]);
+	free(ts->t);
+	strv_free_n(ts->files, ts->nr_files);
+	free(ts->source);
+	if (ts->mapping)
+		munmap(ts->mapping, ts->mapping_len);
+	free(ts);
+}
+
+/* Remember a file the tables were read from (the index checks it later). */
+static void note_file(struct ev_tables *ts, const char *path)
+{
+	GROW(ts->files, ts->cap_files, ts->nr_files + 1);
+	ts->files[ts->nr_files++] = xstrdup(path);
+}
+
+static struct ev_table *tables_get(struct ev_tables *ts, const char *pmu)
+{
+	size_t i;
+
+	for (i = 0; i < ts->nr; i++)
+		if (!strcmp(ts->t[i]->pmu, pmu))
+			return ts->t[i];
+	ts->t = xrealloc(ts->t, (ts->nr + 1) * sizeof(*ts->t));
+	return ts->t[ts->nr++] = ev_table_new(pmu);
+}
+
+static bool is_json_name(const char *n)
+{
+	return str_ends_with(n, ".json") && !strstr(n, "metric");
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every event file of a pmu-events directory (kernel layout: one directory
+ * per CPU, a file per topic), in name order. */
+static int add_json_dir(struct ev_tables *ts, struct ev_table *core, struct ev_table *uncore,
+			const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int ret = 0;
+
+	if (!d)
+		return oc_err_errno("%s", dir);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && is_json_name(de->d_name)) {
+			GROW(names, cap, n + 1);
+			names[n++] = xasprintf("%s/%s", dir, de->d_name);
+		}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_cstr);
+	for (i = 0; i < n; i++) {
+		if (ret == 0) {
+			note_file(ts, names[i]);
+			ret = ev_table_add_json(core, uncore, names[i]);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+static int add_path(struct ev_tables *ts, struct ev_table *core, struct ev_table *uncore, const char *path)
+{
+	if (is_dir(path))
+		return add_json_dir(ts, core, uncore, path);
+	note_file(ts, path);
+	return ev_table_add_json(core, uncore, path);
+}
+
+/* --- mapfile.csv --------------------------------------------------------- */
+
+/* Does the Family-model pattern match the CPU string? It must match from the
+ * start up to the end or up to a '-' (a pattern without stepping matches
+ * every stepping), like perf's pmu-events lookup. */
+static bool cpu_pattern_matches(const char *pattern, const char *id)
+{
+	size_t lit = strcspn(pattern, "[(|.*+?\\^$"), idlen = strlen(id);
+	regmatch_t m;
+	regex_t re;
+	bool ok;
+
+	if (strncasecmp(pattern, id, lit < idlen ? lit : idlen) != 0)
+		return false;   /* the literal prefix differs: no need to compile */
+	if (pattern[lit] == 0)
+		return !strcasecmp(pattern, id) || (lit < idlen && !strncasecmp(pattern, id, lit) && id[lit] == '-');
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_ICASE) != 0)
+		return false;
+	ok = regexec(&re, id, 1, &m, 0) == 0 && m.rm_so == 0 &&
+	     ((size_t)m.rm_eo == idlen || id[m.rm_eo] == '-');
+	regfree(&re);
+	return ok;
+}
+
+void ev_map_row_free(struct ev_map_row *r)
+{
+	free(r->pattern);
+	free(r->file);
+	free(r->type);
+	free(r->core_type);
+	free(r->role);
+}
+
+/* The core PMU of a hybridcore row: "Core" → cpu_core, "Atom" → cpu_atom. */
+static const char *hybrid_pmu(const struct ev_map_row *r)
+{
+	if (!strcasecmp(r->role, "Atom") || !strcasecmp(r->core_type, "0x20"))
+		return "cpu_atom";
+	return "cpu_core";
+}
+
+static bool pmu_in_sysfs(struct ev_context *ctx, const char *pmu)
+{
+	return ev_pmu_get(ctx, pmu)->in_sysfs;
+}
+
+int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows)
+{
+	size_t n = 0, cap = 0;
+	char *line, *save = NULL;
+
+	*rows = NULL;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t nf;
+		char **f;
+		if (!strncmp(line, "Family-model", 12) || !*str_trim(line) || line[0] == '#')
+			continue;
+		f = str_split(line, ',', &nf);
+		if (nf >= 4 && (!id || cpu_pattern_matches(str_trim(f[0]), id))) {
+			struct ev_map_row r = {
+				xstrdup(str_trim(f[0])), xstrdup(str_trim(f[2])), xstrdup(str_trim(f[3])),
+				xstrdup(nf > 4 ? str_trim(f[4]) : ""), xstrdup(nf > 6 ? str_trim(f[6]) : ""),
+			};
+			GROW(*rows, cap, n + 1);
+			(*rows)[n++] = r;
+		}
+		strv_free(f);
+	}
+	return (int)n;
+}
+
+/* Read the rows of mapfile for id. Returns the number found, -1 on error. */
+static int read_mapfile(const char *mapfile, const char *id, struct ev_map_row **rows)
+{
+	size_t len;
+	char *text = read_file(mapfile, &len);
+	int n;
+
+	*rows = NULL;
+	if (!text)
+		return -1;
+	n = ev_mapfile_parse(text, id, rows);
+	free(text);
+	return n;
+}
+
+static char *tree_path(const char *root, const char *file)
+{
+	while (*file == '/')
+		file++;
+	return xasprintf("%s/%s", root, file);
+}
+
+/* Load the tables mapfile names for the CPU. 1 when no row matches. */
+static int load_mapfile_tree(struct ev_context *ctx, const char *root, struct ev_tables *ts,
+			     char **pattern)
+{
+	char *mapfile = xasprintf("%s/mapfile.csv", root), *path;
+	struct ev_map_row *rows;
+	struct ev_table *uncore = NULL;
+	int n = read_mapfile(mapfile, ctx->cpu.perfmon_id, &rows), i, ret = 0;
+	bool hybrid = false, want_core = true, want_atom = true;
+
+	if (n >= 0)
+		note_file(ts, mapfile);
+	free(mapfile);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		hybrid |= !strcasecmp(rows[i].type, "hybridcore");
+	if (hybrid && (pmu_in_sysfs(ctx, "cpu_core") || pmu_in_sysfs(ctx, "cpu_atom"))) {
+		/* resolve for the core types this kernel has */
+		want_core = pmu_in_sysfs(ctx, "cpu_core");
+		want_atom = pmu_in_sysfs(ctx, "cpu_atom");
+	}
+	/* core tables first, then uncore, then matrices that extend the core tables */
+	for (i = 0; i < n && ret == 0; i++) {
+		const char *pmu = NULL;
+		if (!strcasecmp(rows[i].type, "core"))
+			pmu = "cpu";
+		else if (!strcasecmp(rows[i].type, "hybridcore")) {
+			pmu = hybrid_pmu(&rows[i]);
+			if ((!strcmp(pmu, "cpu_core") && !want_core) || (!strcmp(pmu, "cpu_atom") && !want_atom))
+				continue;
+		} else
+			continue;
+		path = tree_path(root, rows[i].file);
+		/* a mapfile shared by several CPUs may name files only another CPU downloaded */
+		/* a pmu-events directory mixes core and uncore (Unit) rows */
+		if (file_exists(path) || is_dir(path))
+			ret = add_path(ts, tables_get(ts, pmu), is_dir(path) ? tables_get(ts, "uncore") : NULL, path);
+		free(path);
+		if (!*pattern)
+			*pattern = xstrdup(rows[i].pattern);
+	}
+	for (i = 0; i < n && ret == 0; i++) {
+		if (strcasecmp(rows[i].type, "uncore") != 0 || !ts->nr)
+			continue;
+		path = tree_path(root, rows[i].file);
+		if (file_exists(path) || is_dir(path)) {
+			if (!uncore)
+				uncore = tables_get(ts, "uncore");
+			ret = add_path(ts, uncore, uncore, path);
+		}
+		free(path);
+	}
+	for (i = 0; i < n && ret == 0; i++) {
+		size_t k;
+		if (strcasecmp(rows[i].type, "offcore") != 0)
+			continue;
+		path = tree_path(root, rows[i].file);
+		if (!file_exists(path)) {
+			free(path);
+			continue;
+		}
+		note_file(ts, path);
+		for (k = 0; k < ts->nr && ret == 0; k++)
+			if (strcmp(ts->t[k]->pmu, "uncore") != 0)
+				ret = ev_table_add_matrix(ts->t[k], path);
+		free(path);
+	}
+	for (i = 0; i < n; i++)
+		ev_map_row_free(&rows[i]);
+	free(rows);
+	if (ret < 0)
+		return -1;
+	return ts->nr ? 0 : 1;
+}
+
+/* --- the built-in architectural table ----------------------------------- */
+
+static char *builtin_dir(void)
+{
+	char exe[PATH_MAX], *slash, *dir;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	static const char *const rel[] = { "/../events", "/../../events" };
+	size_t i;
+
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			for (i = 0; i < ARRAY_SIZE(rel); i++) {
+				dir = xasprintf("%s%s", exe, rel[i]);
+				if (is_dir(dir))
+					return dir;
+				free(dir);
+			}
+		}
+	}
+	dir = xasprintf("%s/events", OCREC_DATADIR);
+	if (is_dir(dir))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+/* CPUID.0AH:EBX bit of an architectural event (SDM vol. 3B, "Architectural
+ * Performance Monitoring"), -1 when the encoding is not architectural. */
+static int arch_event_bit(const struct ev_rec *r)
+{
+	static const struct { uint8_t code, umask; } arch[] = {
+		{ 0x3c, 0x00 }, { 0xc0, 0x00 }, { 0x3c, 0x01 }, { 0x2e, 0x4f },
+		{ 0x2e, 0x41 }, { 0xc4, 0x00 }, { 0xc5, 0x00 }, { 0xa4, 0x01 },
+	};
+	size_t i;
+
+	if (r->code == 0 && r->umask == 3)
+		return 2;   /* the fixed-counter form of reference cycles */
+	for (i = 0; i < ARRAY_SIZE(arch); i++)
+		if (r->code == arch[i].code && r->umask == arch[i].umask)
+			return (int)i;
+	return -1;
+}
+
+/* The architectural events CPUID says this CPU has: a bit mask, all when unknown. */
+static uint32_t arch_events_present(struct ev_context *ctx, const char *cpuid_path)
+{
+	struct cpuid_leaves leaves;
+	struct cpuid_regs r;
+	uint32_t present = ~0u, len;
+
+	if (cpuid_path) {
+		if (cpuid_load(&leaves, cpuid_path) < 0) {
+			oc_err_clear();
+			return present;
+		}
+	} else if (!ctx->cpu.have_cpuid || cpuid_use_live(&leaves) < 0) {
+		oc_err_clear();
+		return present;
+	}
+	if (cpuid_query(&leaves, 0xa, 0, &r)) {
+		len = (r.eax >> 24) & 0xff;
+		present = (r.eax & 0xff) ? ~r.ebx & (len >= 32 ? ~0u : (1u << len) - 1) : 0;
+	}
+	cpuid_free(&leaves);
+	return present;
+}
+
+static int load_builtin(struct ev_context *ctx, struct ev_tables *ts, const char *cpuid_path)
+{
+	char *dir = builtin_dir();
+	struct ev_table *t, *all;
+	uint32_t present, i;
+	int ret;
+
+	if (!dir)
+		return 1;
+	all = ev_table_new("cpu");
+	ret = add_json_dir(ts, all, NULL, dir);
+	if (ret < 0) {
+		ev_table_free(all);
+		free(dir);
+		return -1;
+	}
+	present = arch_events_present(ctx, cpuid_path);
+	t = tables_get(ts, ctx->cpu.hybrid ? "cpu_core" : "cpu");
+	t->path = xasprintf("%s (built-in)", dir);
+	for (i = 0; i < all->nr; i++) {
+		int bit = arch_event_bit(&all->recs[i]);
+		struct ev_rec *r;
+		if (bit < 0 || !(present & (1u << bit)))
+			continue;
+		/* copy the row: its strings move to t's pool */
+		GROW(t->recs, t->cap, (size_t)t->nr + 1);
+		r = &t->recs[t->nr++];
+		*r = all->recs[i];
+#define MOVE(f) do { \
+			const char *s_ = rec_str(all, all->recs[i].f); size_t l_ = strlen(s_); \
+			r->f = 0; \
+			if (l_) { r->f = t->pool_len; t->pool = xrealloc(t->pool, t->pool_len + l_ + 1); \
+				  memcpy(t->pool + r->f, s_, l_ + 1); t->pool_len += (uint32_t)l_ + 1; } \
+		} while (0)
+		MOVE(name); MOVE(desc); MOVE(brief); MOVE(errata); MOVE(counter); MOVE(unit); MOVE(pname);
+#undef MOVE
+	}
+	ev_table_free(all);
+	free(dir);
+	return 0;
+}
+
+/* --- choosing the source --------------------------------------------------- */
+
+static int load_events_path(struct ev_context *ctx, const char *path, struct ev_tables *ts)
+{
+	char *mapfile = NULL, *pattern = NULL;
+	int ret;
+
+	if (is_dir(path)) {
+		mapfile = xasprintf("%s/mapfile.csv", path);
+		if (file_exists(mapfile)) {
+			ret = load_mapfile_tree(ctx, path, ts, &pattern);
+			if (ret == 0)
+				ts->source = xasprintf("%s (mapfile row %s)", path, pattern);
+			free(pattern);
+			free(mapfile);
+			return ret;
+		}
+		free(mapfile);
+	} else if (str_ends_with(path, "mapfile.csv")) {
+		char *root = xstrdup(path), *slash = strrchr(root, '/');
+		if (slash)
+			*slash = 0;
+		else
+			strcpy(root, ".");
+		ret = load_mapfile_tree(ctx, root, ts, &pattern);
+		if (ret == 0)
+			ts->source = xasprintf("%s (mapfile row %s)", root, pattern);
+		free(pattern);
+		free(root);
+		return ret;
+	}
+	ret = add_path(ts, tables_get(ts, "cpu"), tables_get(ts, "uncore"), path);
+	if (ret == 0)
+		ts->source = xstrdup(path);
+	return ret;
+}
+
+static int table_rank(const struct ev_table *t)
+{
+	static const char *const order[] = { "cpu", "cpu_core", "cpu_atom" };
+	int i;
+	for (i = 0; i < (int)ARRAY_SIZE(order); i++)
+		if (!strcmp(t->pmu, order[i]))
+			return i;
+	return i;
+}
+
+static int cmp_table(const void *a, const void *b)
+{
+	return table_rank(*(struct ev_table *const *)a) - table_rank(*(struct ev_table *const *)b);
+}
+
+/* Core tables in a fixed order (cpu_core before cpu_atom), uncore last. */
+static void finish_all(struct ev_tables *ts)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ts->nr; i++) {
+		if (ts->t[i]->nr)
+			ts->t[n++] = ts->t[i];
+		else
+			ev_table_free(ts->t[i]);   /* an uncore table nothing went into */
+	}
+	ts->nr = n;
+	if (ts->nr > 1)
+		qsort(ts->t, ts->nr, sizeof(*ts->t), cmp_table);
+	for (i = 0; i < ts->nr; i++) {
+		if (strcmp(ts->t[i]->pmu, "uncore") != 0)
+			ev_table_add_topdown(ts->t[i]);
+		ev_table_finish(ts->t[i]);
+	}
+}
+
+/* What identifies a set of tables in the index: where they come from, the
+ * CPU, and what changes the selection (hybrid core types in sysfs, the
+ * architectural events CPUID offers). */
+static char *index_key(struct ev_context *ctx, const char *mode, const char *where, uint32_t extra)
+{
+	char *real = realpath(where, NULL);
+	struct stat st;
+	char *key;
+
+	/* a rebuilt ocrec may build tables differently: its own mtime is part of the key */
+	if (stat("/proc/self/exe", &st) < 0)
+		memset(&st, 0, sizeof(st));
+	key = xasprintf("%s|%s|%s|core=%d,atom=%d|%x|%lld.%09ld", mode, real ? real : where,
+			ctx->cpu.perfmon_id, pmu_in_sysfs(ctx, "cpu_core"), pmu_in_sysfs(ctx, "cpu_atom"), extra,
+			(long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	free(real);
+	return key;
+}
+
+/* Load tables through the index: 0 loaded, 1 none for this CPU, -1 error. */
+static int load_indexed(struct ev_context *ctx, const char *key, struct ev_tables **out,
+			int (*load)(struct ev_context *ctx, struct ev_tables *ts, const void *arg), const void *arg)
+{
+	struct ev_tables *ts;
+	int ret;
+
+	if (ev_index_load(key, out) == 0)
+		return 0;
+	ts = xcalloc(1, sizeof(*ts));
+	ret = load(ctx, ts, arg);
+	if (ret != 0) {
+		ev_tables_free(ts);
+		return ret;
+	}
+	finish_all(ts);
+	ev_index_save(key, ts);
+	*out = ts;
+	return 0;
+}
+
+static int load_path_cb(struct ev_context *ctx, struct ev_tables *ts, const void *arg)
+{
+	return load_events_path(ctx, arg, ts);
+}
+
+static int load_cache_cb(struct ev_context *ctx, struct ev_tables *ts, const void *arg)
+{
+	char *pattern = NULL;
+	int ret = load_mapfile_tree(ctx, arg, ts, &pattern);
+	if (ret == 0)
+		ts->source = xasprintf("%s (mapfile row %s)", (const char *)arg, pattern);
+	free(pattern);
+	return ret;
+}
+
+static int load_builtin_cb(struct ev_context *ctx, struct ev_tables *ts, const void *arg)
+{
+	int ret = load_builtin(ctx, ts, ctx->cpuid_path);
+	(void)arg;
+	if (ret == 0) {
+		ts->source = xstrdup("built-in architectural table");
+		ts->builtin = true;
+	}
+	return ret;
+}
+
+int ev_tables_load(struct ev_context *ctx)
+{
+	const char *path = ctx->events_path;
+	char *cache = NULL, *mapfile = NULL, *key;
+	int ret = 1;
+
+	if (ctx->tables_tried)
+		return ctx->tables ? 0 : ctx->tables_error;
+	ctx->tables_tried = true;
+	if (!ctx->have_cpu) {
+		if (cpu_detect(NULL, &ctx->cpu) < 0)
+			return ctx->tables_error = -1;
+		ctx->have_cpu = true;
+	}
+	if (!path) {
+		const char *env = getenv("OCREC_EVENTS");
+		path = env && *env ? env : NULL;
+	}
+	if (path) {
+		key = index_key(ctx, "path", path, 0);
+		ret = load_indexed(ctx, key, &ctx->tables, load_path_cb, path);
+		free(key);
+		if (ret == 1)
+			ctx->no_table_hint = xasprintf("%s has no event table for %s", path, ctx->cpu.perfmon_id);
+		goto done;
+	}
+	cache = ev_cache_dir();
+	mapfile = xasprintf("%s/mapfile.csv", cache);
+	if (file_exists(mapfile)) {
+		key = index_key(ctx, "cache", cache, 0);
+		ret = load_indexed(ctx, key, &ctx->tables, load_cache_cb, cache);
+		free(key);
+	}
+	if (ret == 1 && cpu_is_intel(&ctx->cpu)) {
+		key = index_key(ctx, "builtin", "", arch_events_present(ctx, ctx->cpuid_path));
+		ret = load_indexed(ctx, key, &ctx->tables, load_builtin_cb, NULL);
+		free(key);
+	}
+	if (ret == 1)
+		ctx->no_table_hint = cpu_is_intel(&ctx->cpu) ?
+			xasprintf("no event table for %s in %s: run 'ocrec download --cpu %s' (or pass --events PATH)",
+				  ctx->cpu.perfmon_id, cache, ctx->cpu.perfmon_id) :
+			xasprintf("no perfmon event table for %s (%s): its events come from libpfm4",
+				  ctx->cpu.perfmon_id, ctx->cpu.vendor);
+done:
+	free(mapfile);
+	free(cache);
+	if (ret < 0)
+		return ctx->tables_error = -1;
+	return 0;
+}
+
+const char *ev_table_source(struct ev_context *ctx)
+{
+	if (ev_tables_load(ctx) < 0 || !ctx->tables)
+		return NULL;
+	return ctx->tables->source;
+}
+
+const char *ev_no_table_hint(struct ev_context *ctx)
+{
+	return ctx->no_table_hint ? ctx->no_table_hint : "";
+}

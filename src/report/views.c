@@ -1,0 +1,817 @@
+/* views.c — the views beyond the histogram:
+ *   --source          per hot function: its source lines, how many branch entries
+ *                     leave and enter each line, and the line's text;
+ *   --branch-history  the sample address, then LBR entries newest first (to, from
+ *                     of each, as perf's machine.c does) and the call chain, merged
+ *                     into a tree with percentages; nodes show function, file:line
+ *                     and the source text;
+ *   --hot-paths       basic blocks from the ranges between consecutive branches,
+ *                     the most frequent block sequences, and loop trip counts.
+ * All tables are keyed by distinct locations, so memory follows the code size. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report-internal.h"
+
+/* A small open-addressing map from a key of words to an index. */
+struct kmap {
+	uint64_t *keys;            /* nw words per slot */
+	uint32_t *val;             /* index + 1, 0 empty */
+	size_t cap, n, nw;
+};
+
+static void kmap_init(struct kmap *m, size_t nw)
+{
+	memset(m, 0, sizeof(*m));
+	m->nw = nw;
+}
+
+static void kmap_free(struct kmap *m)
+{
+	free(m->keys);
+	free(m->val);
+}
+
+/* Find key; when absent insert it with value next (returns false). */
+static bool kmap_get(struct kmap *m, const uint64_t *key, uint32_t next, uint32_t *out)
+{
+	size_t h, i;
+	if ((m->n + 1) * 2 > m->cap) {
+		uint64_t *ok = m->keys;
+		uint32_t *ov = m->val;
+		size_t ocap = m->cap;
+		m->cap = m->cap ? m->cap * 2 : 256;
+		m->keys = xcalloc(m->cap * m->nw, sizeof(uint64_t));
+		m->val = xcalloc(m->cap, sizeof(uint32_t));
+		for (i = 0; i < ocap; i++) {
+			if (!ov[i])
+				continue;
+			h = hash_bytes(&ok[i * m->nw], m->nw * 8) & (m->cap - 1);
+			while (m->val[h])
+				h = (h + 1) & (m->cap - 1);
+			memcpy(&m->keys[h * m->nw], &ok[i * m->nw], m->nw * 8);
+			m->val[h] = ov[i];
+		}
+		free(ok);
+		free(ov);
+	}
+	for (h = hash_bytes(key, m->nw * 8) & (m->cap - 1); m->val[h]; h = (h + 1) & (m->cap - 1))
+		if (memcmp(&m->keys[h * m->nw], key, m->nw * 8) == 0) {
+			*out = m->val[h] - 1;
+			return true;
+		}
+	memcpy(&m->keys[h * m->nw], key, m->nw * 8);
+	m->val[h] = next + 1;
+	m->n++;
+	*out = next;
+	return false;
+}
+
+/* A location as the views print it: function, file:line, full path and line. */
+struct vloc {
+	const char *func;          /* NULL: unknown */
+	char level;
+	uint64_t addr;
+	int srcline, file;
+	unsigned line;
+	const struct dso *dso;
+	uint64_t file_addr;        /* address in the binary's own ELF address space */
+};
+
+static struct vloc vloc_of(struct report *r, struct rloc *l)
+{
+	report_line(r, l);
+	return (struct vloc){ l->sym ? l->sym->name : NULL, l->level,
+			      l->level == 'H' ? l->addr : l->map_addr, l->srcline, l->file, l->line, l->dso,
+			      l->file_addr };
+}
+
+static void func_text(const struct vloc *v, char *buf, size_t size)
+{
+	if (v->func)
+		snprintf(buf, size, "%s", v->func);
+	else
+		snprintf(buf, size, "[%c] %#" PRIx64, v->level, v->addr);
+}
+
+/* --- source text ------------------------------------------------------- */
+
+struct srcfile {
+	char *text;
+	char **lines;
+	size_t nr_lines;
+	bool tried;
+};
+
+struct srcfiles {
+	struct srcfile *f;         /* indexed by interned file id */
+	size_t n;
+};
+
+static const char *source_line(struct report *r, struct srcfiles *sf, int file, unsigned line)
+{
+	struct srcfile *f;
+	if (file < 0 || line == 0)
+		return NULL;
+	if ((size_t)file >= sf->n) {
+		sf->f = xrealloc(sf->f, (size_t)(file + 1) * sizeof(*sf->f));
+		memset(&sf->f[sf->n], 0, ((size_t)file + 1 - sf->n) * sizeof(*sf->f));
+		sf->n = (size_t)file + 1;
+	}
+	f = &sf->f[file];
+	if (!f->tried) {
+		const char *path = r->strs.s[file];
+		size_t len, cap = 0;
+		char *p;
+		f->tried = true;
+		f->text = read_file(path, &len);
+		if (!f->text && r->opts.sym.symfs) {
+			char *alt = xasprintf("%s/%s", r->opts.sym.symfs, path);
+			f->text = read_file(alt, &len);
+			free(alt);
+		}
+		oc_err_clear();
+		for (p = f->text; p && *p;) {
+			char *nl = strchr(p, '\n');
+			GROW(f->lines, cap, f->nr_lines + 1);
+			f->lines[f->nr_lines++] = p;
+			if (!nl)
+				break;
+			*nl = 0;
+			p = nl + 1;
+		}
+	}
+	if (line > f->nr_lines)
+		return NULL;
+	return str_trim(f->lines[line - 1]);
+}
+
+static void srcfiles_free(struct srcfiles *sf)
+{
+	size_t i;
+	for (i = 0; i < sf->n; i++) {
+		free(sf->f[i].text);
+		free(sf->f[i].lines);
+	}
+	free(sf->f);
+}
+
+/* --- --source ---------------------------------------------------------- */
+
+struct src_line {
+	const struct dso *dso;
+	const struct symbol *sym;
+	const char *func;
+	int file;
+	unsigned line;
+	uint64_t leave, enter;
+	size_t func_idx;
+};
+
+struct src_func {
+	const char *name;
+	uint64_t total;
+};
+
+struct source_view {
+	struct kmap lines_map, funcs_map;
+	struct src_line *lines;
+	size_t nr_lines, cap_lines;
+	struct src_func *funcs;
+	size_t nr_funcs, cap_funcs;
+	uint64_t total;
+};
+
+static void source_count(struct report *r, struct source_view *v, struct rloc *l, bool leave)
+{
+	uint64_t key[3], fkey[2];
+	uint32_t idx, fidx;
+	struct src_line *sl;
+
+	report_line(r, l);
+	if (!l->sym)
+		return;
+	fkey[0] = (uint64_t)(uintptr_t)l->dso;
+	fkey[1] = (uint64_t)(uintptr_t)l->sym;
+	if (!kmap_get(&v->funcs_map, fkey, (uint32_t)v->nr_funcs, &fidx)) {
+		GROW(v->funcs, v->cap_funcs, v->nr_funcs + 1);
+		v->funcs[v->nr_funcs++] = (struct src_func){ l->sym->name, 0 };
+	}
+	v->funcs[fidx].total++;
+	key[0] = fkey[1];
+	key[1] = (uint64_t)(int64_t)l->file;
+	key[2] = l->line;
+	if (!kmap_get(&v->lines_map, key, (uint32_t)v->nr_lines, &idx)) {
+		GROW(v->lines, v->cap_lines, v->nr_lines + 1);
+		v->lines[v->nr_lines++] = (struct src_line){ l->dso, l->sym, l->sym->name, l->file, l->line,
+							     0, 0, fidx };
+	}
+	sl = &v->lines[idx];
+	if (leave)
+		sl->leave++;
+	else
+		sl->enter++;
+}
+
+static const struct source_view *cmp_src_view;
+
+static int cmp_src_lines(const void *pa, const void *pb)
+{
+	const struct src_line *a = pa, *b = pb;
+	uint64_t ta = cmp_src_view->funcs[a->func_idx].total, tb = cmp_src_view->funcs[b->func_idx].total;
+	if (a->func_idx != b->func_idx) {
+		if (ta != tb)
+			return ta > tb ? -1 : 1;
+		return a->func_idx < b->func_idx ? -1 : 1;
+	}
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int source_print(struct report *r, struct rsection *sec, struct source_view *v, FILE *out)
+{
+	struct srcfiles sf = { 0 };
+	size_t i, shown_funcs = 0;
+	size_t cur = SIZE_MAX;
+	bool skip_func = false;
+
+	cmp_src_view = v;
+	qsort(v->lines, v->nr_lines, sizeof(*v->lines), cmp_src_lines);
+	if (r->opts.json)
+		fprintf(out, "\"functions\": [");
+	else
+		fprintf(out, "# Branch entries: %" PRIu64 " of event '%s' (each entry leaves one line and "
+			"enters another)\n#\n", v->total, sec->name);
+	for (i = 0; i < v->nr_lines; i++) {
+		const struct src_line *l = &v->lines[i];
+		const struct src_func *f = &v->funcs[l->func_idx];
+		double pct = v->total ? 100.0 * f->total / (2.0 * v->total) : 0;
+		const char *text;
+		if (l->func_idx != cur) {
+			cur = l->func_idx;
+			skip_func = (r->opts.percent_limit > 0 && pct < r->opts.percent_limit) ||
+				    (r->opts.max_rows > 0 && shown_funcs >= (size_t)r->opts.max_rows);
+			if (skip_func)
+				continue;
+			if (r->opts.json) {
+				fprintf(out, "%s\n    {\"function\": ", shown_funcs ? "]}," : "");
+				json_str(out, f->name);
+				fprintf(out, ", \"dso\": ");
+				json_str(out, l->dso ? l->dso->name : "[unknown]");
+				fprintf(out, ", \"percent\": %.4f, \"lines\": [", pct);
+			} else {
+				fprintf(out, "%s%s (%s)  %.2f%% of branch ends\n", shown_funcs ? "\n" : "", f->name,
+					l->dso ? l->dso->short_name : "[unknown]", pct);
+				fprintf(out, "  %8s  %8s  %-24s  %s\n", "leave", "enter", "file:line", "source");
+			}
+			shown_funcs++;
+		}
+		if (skip_func)
+			continue;
+		text = source_line(r, &sf, l->file, l->line);
+		if (r->opts.json) {
+			bool first = i == 0 || v->lines[i - 1].func_idx != l->func_idx;
+			fprintf(out, "%s{\"file\": ", first ? "" : ", ");
+			json_str(out, l->file >= 0 ? r->strs.s[l->file] : "");
+			fprintf(out, ", \"line\": %u, \"leave\": %" PRIu64 ", \"enter\": %" PRIu64 ", \"text\": ",
+				l->line, l->leave, l->enter);
+			if (text)
+				json_str(out, text);
+			else
+				fputs("null", out);
+			fputc('}', out);
+		} else {
+			char where[512];
+			const char *base = l->file >= 0 ? strrchr(r->strs.s[l->file], '/') : NULL;
+			if (l->file >= 0)
+				snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : r->strs.s[l->file], l->line);
+			else
+				snprintf(where, sizeof(where), "(no line info)");
+			fprintf(out, "  %7.2f%%  %7.2f%%  %-24s  %s\n",
+				v->total ? 100.0 * l->leave / v->total : 0,
+				v->total ? 100.0 * l->enter / v->total : 0, where, text ? text : "");
+		}
+	}
+	if (r->opts.json)
+		fprintf(out, "%s]", shown_funcs ? "]}" : "");
+	else
+		fputs("\n\n", out);
+	srcfiles_free(&sf);
+	return 0;
+}
+
+/* --- --branch-history -------------------------------------------------- */
+
+struct bh_node {
+	struct vloc loc;
+	uint32_t parent;           /* UINT32_MAX for roots */
+	uint64_t period;
+	uint32_t *kids;
+	size_t nr_kids, cap_kids;
+};
+
+struct bh_view {
+	struct kmap map;           /* (parent, srcline, func ptr, addr-if-unknown) -> node */
+	struct bh_node *nodes;
+	size_t n, cap;
+	uint32_t *roots;
+	size_t nr_roots, cap_roots;
+	uint64_t total;
+};
+
+#define BH_MAX_DEPTH 64
+
+static uint32_t bh_child(struct bh_view *v, uint32_t parent, const struct vloc *loc)
+{
+	uint64_t key[4] = { parent, (uint64_t)(int64_t)loc->srcline, (uint64_t)(uintptr_t)loc->func,
+			    loc->func ? 0 : loc->addr };
+	uint32_t idx;
+	if (kmap_get(&v->map, key, (uint32_t)v->n, &idx))
+		return idx;
+	GROW(v->nodes, v->cap, v->n + 1);
+	v->nodes[v->n] = (struct bh_node){ .loc = *loc, .parent = parent };
+	if (parent == UINT32_MAX) {
+		GROW(v->roots, v->cap_roots, v->nr_roots + 1);
+		v->roots[v->nr_roots++] = idx;
+	} else {
+		struct bh_node *p = &v->nodes[parent];
+		GROW(p->kids, p->cap_kids, p->nr_kids + 1);
+		p->kids[p->nr_kids++] = idx;
+	}
+	v->n++;
+	return idx;
+}
+
+static void bh_sample(struct report *r, struct bh_view *v, const struct report_sample *s)
+{
+	struct vloc path[BH_MAX_DEPTH];
+	size_t n = 0, i;
+	uint32_t node = UINT32_MAX;
+	uint64_t period = s->period ? s->period : 1;
+
+	path[n++] = vloc_of(r, report_resolve(r, s->pid, s->ip));
+	for (i = 0; i < s->nr_branches && n + 2 <= BH_MAX_DEPTH; i++) {
+		path[n++] = vloc_of(r, report_resolve(r, s->pid, s->branches[i].to));
+		path[n++] = vloc_of(r, report_resolve(r, s->pid, s->branches[i].from));
+	}
+	/* the real call chain continues where the branch records end (its first
+	 * entry is the sample ip itself) */
+	for (i = 1; i < s->nr_callchain && n < BH_MAX_DEPTH; i++) {
+		if (s->callchain[i] >= (uint64_t)-4095)   /* PERF_CONTEXT_* marker */
+			continue;
+		path[n++] = vloc_of(r, report_resolve(r, s->pid, s->callchain[i]));
+	}
+	v->total += period;
+	for (i = 0; i < n; i++) {
+		/* consecutive records at the same line collapse into one node */
+		if (i && node != UINT32_MAX && v->nodes[node].loc.srcline == path[i].srcline &&
+		    v->nodes[node].loc.func == path[i].func)
+			continue;
+		node = bh_child(v, node, &path[i]);
+		v->nodes[node].period += period;
+	}
+}
+
+static struct bh_view *cmp_bh_view;
+
+static int cmp_bh(const void *pa, const void *pb)
+{
+	uint64_t a = cmp_bh_view->nodes[*(const uint32_t *)pa].period;
+	uint64_t b = cmp_bh_view->nodes[*(const uint32_t *)pb].period;
+	return a > b ? -1 : a < b;
+}
+
+#define BH_CHILD_LIMIT 0.5     /* percent: like perf's callchain threshold */
+
+static void bh_print_node(struct report *r, struct bh_view *v, struct srcfiles *sf, uint32_t idx,
+			  unsigned depth, unsigned indent, FILE *out, bool *first)
+{
+	struct bh_node *nd = &v->nodes[idx];
+	double pct = v->total ? 100.0 * nd->period / v->total : 0;
+	const char *text = source_line(r, sf, nd->loc.file, nd->loc.line);
+	char fn[512];
+	size_t i;
+
+	if (depth && pct < BH_CHILD_LIMIT)
+		return;
+	func_text(&nd->loc, fn, sizeof(fn));
+	if (r->opts.json) {
+		fprintf(out, "%s{\"percent\": %.4f, \"function\": ", *first ? "" : ", ", pct);
+		json_str(out, fn);
+		fprintf(out, ", \"srcline\": ");
+		json_str(out, r->strs.s[nd->loc.srcline]);
+		fprintf(out, ", \"text\": ");
+		if (text)
+			json_str(out, text);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"children\": [");
+	} else {
+		fprintf(out, "%*s%s%6.2f%%  %s %s%s%s\n", (int)(indent * 4), "", depth ? "--" : "  ", pct, fn,
+			r->strs.s[nd->loc.srcline], text ? "  | " : "", text ? text : "");
+	}
+	*first = false;
+	cmp_bh_view = v;
+	qsort(nd->kids, nd->nr_kids, sizeof(*nd->kids), cmp_bh);
+	bool kid_first = true;
+	/* an only child continues the chain at the same indentation, as perf draws it */
+	unsigned kid_indent = indent + (v->nodes[idx].nr_kids > 1);
+	for (i = 0; i < v->nodes[idx].nr_kids; i++)
+		bh_print_node(r, v, sf, v->nodes[idx].kids[i], depth + 1, kid_indent, out, &kid_first);
+	if (r->opts.json)
+		fputs("]}", out);
+}
+
+static int bh_print(struct report *r, struct rsection *sec, struct bh_view *v, FILE *out)
+{
+	struct srcfiles sf = { 0 };
+	size_t i, shown = 0;
+	bool first = true;
+
+	cmp_bh_view = v;
+	qsort(v->roots, v->nr_roots, sizeof(*v->roots), cmp_bh);
+	if (r->opts.json) {
+		fprintf(out, "\"tree\": [");
+	} else {
+		fprintf(out, "# Samples: %" PRIu64 " of event '%s' (branch history: sample address, then "
+			"branch targets and sources newest first)\n", sec->nr_samples, sec->name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", v->total);
+	}
+	for (i = 0; i < v->nr_roots; i++) {
+		double pct = v->total ? 100.0 * v->nodes[v->roots[i]].period / v->total : 0;
+		if (r->opts.percent_limit > 0 && pct < r->opts.percent_limit)
+			continue;
+		if (r->opts.max_rows > 0 && shown >= (size_t)r->opts.max_rows)
+			break;
+		bh_print_node(r, v, &sf, v->roots[i], 0, 0, out, &first);
+		if (!r->opts.json)
+			fputc('\n', out);
+		shown++;
+	}
+	if (r->opts.json)
+		fputc(']', out);
+	srcfiles_free(&sf);
+	return 0;
+}
+
+/* --- hot paths --------------------------------------------------------- */
+
+struct block {
+	uint64_t start, end;       /* addresses of the first byte and of the ending branch */
+	struct vloc s, e;
+	uint64_t count;
+};
+
+struct path3 {
+	uint32_t b[3];
+	uint64_t count;
+};
+
+struct loop {
+	uint64_t latch, head;      /* the backward branch */
+	struct vloc l, h;
+	uint64_t taken, runs, run_iters, partial_runs, partial_iters;
+};
+
+struct hot_view {
+	struct kmap bmap, pmap, lmap;
+	struct block *blocks;
+	size_t nb, cb;
+	struct path3 *paths;
+	size_t np, cp;
+	struct loop *loops;
+	size_t nl, cl;
+	uint64_t windows;
+};
+
+static uint32_t hot_block(struct report *r, struct hot_view *v, uint32_t pid, uint64_t start, uint64_t end)
+{
+	uint64_t key[2] = { start, end };
+	uint32_t idx;
+	if (!kmap_get(&v->bmap, key, (uint32_t)v->nb, &idx)) {
+		GROW(v->blocks, v->cb, v->nb + 1);
+		v->blocks[v->nb++] = (struct block){ start, end, vloc_of(r, report_resolve(r, pid, start)),
+						     vloc_of(r, report_resolve(r, pid, end)), 0 };
+	}
+	v->blocks[idx].count++;
+	return idx;
+}
+
+static struct loop *hot_loop(struct report *r, struct hot_view *v, uint32_t pid, uint64_t latch, uint64_t head)
+{
+	uint64_t key[2] = { latch, head };
+	uint32_t idx;
+	if (!kmap_get(&v->lmap, key, (uint32_t)v->nl, &idx)) {
+		GROW(v->loops, v->cl, v->nl + 1);
+		v->loops[v->nl++] = (struct loop){ latch, head, vloc_of(r, report_resolve(r, pid, latch)),
+						   vloc_of(r, report_resolve(r, pid, head)), 0, 0, 0, 0, 0 };
+	}
+	return &v->loops[idx];
+}
+
+/* Ranges between consecutive branches (oldest first): entry i+1 (older) lands at
+ * to, and the code runs straight to entry i's from (newer). */
+static void hot_sample(struct report *r, struct hot_view *v, const struct report_sample *s)
+{
+	uint32_t prev[2] = { UINT32_MAX, UINT32_MAX };
+	size_t i;
+	struct loop *cur = NULL;
+	uint64_t iters = 0;
+	bool entered = false;
+
+	if (s->nr_branches < 2)
+		return;
+	v->windows++;
+	for (i = s->nr_branches - 1; i > 0; i--) {
+		const struct report_branch *older = &s->branches[i], *newer = &s->branches[i - 1];
+		uint32_t b;
+		if (newer->from < older->to || newer->from - older->to > 1 << 20)
+			continue;   /* not a straight-line range (interrupt, or another process) */
+		b = hot_block(r, v, s->pid, older->to, newer->from);
+		if (prev[0] != UINT32_MAX && prev[1] != UINT32_MAX) {
+			uint64_t key[3] = { prev[0], prev[1], b };
+			uint32_t idx;
+			if (!kmap_get(&v->pmap, key, (uint32_t)v->np, &idx)) {
+				GROW(v->paths, v->cp, v->np + 1);
+				v->paths[v->np++] = (struct path3){ { prev[0], prev[1], b }, 0 };
+			}
+			v->paths[idx].count++;
+		}
+		prev[0] = prev[1];
+		prev[1] = b;
+	}
+	/* loops: runs of one backward branch with every branch between it staying
+	 * inside [head, latch]; a run seen from its entry to its exit is complete */
+	for (i = s->nr_branches; i-- > 0;) {
+		const struct report_branch *br = &s->branches[i];
+		bool backward = br->to <= br->from && br->from - br->to < 1 << 16;
+		if (backward && !(cur && br->from == cur->latch && br->to == cur->head)) {
+			/* a loop's back edge stays in one function (calls may go backward too) */
+			const struct rloc *lf = report_resolve(r, s->pid, br->from);
+			const struct symbol *fsym = lf->sym;
+			backward = fsym && report_resolve(r, s->pid, br->to)->sym == fsym;
+		}
+		if (cur && br->from == cur->latch && br->to == cur->head) {
+			cur->taken++;
+			iters++;
+			continue;
+		}
+		if (cur && br->from >= cur->head && br->from <= cur->latch &&
+		    br->to >= cur->head && br->to <= cur->latch)
+			continue;      /* a branch inside the loop body */
+		if (cur) {
+			bool left = br->from >= cur->head && br->from <= cur->latch;
+			if (entered && left) {
+				cur->runs++;
+				cur->run_iters += iters + 1;
+			} else {
+				cur->partial_runs++;
+				cur->partial_iters += iters + 1;
+			}
+			cur = NULL;
+		}
+		if (backward) {
+			cur = hot_loop(r, v, s->pid, br->from, br->to);
+			cur->taken++;
+			iters = 1;
+			/* the previous (older) entry tells whether the loop was entered in view */
+			entered = i + 1 < s->nr_branches &&
+				  !(s->branches[i + 1].to >= br->to && s->branches[i + 1].to <= br->from &&
+				    s->branches[i + 1].from >= br->to && s->branches[i + 1].from <= br->from);
+		}
+	}
+	if (cur) {
+		cur->partial_runs++;
+		cur->partial_iters += iters + 1;
+	}
+}
+
+static struct hot_view *cmp_hot;
+
+static int cmp_blocks(const void *a, const void *b)
+{
+	uint64_t x = cmp_hot->blocks[*(const uint32_t *)a].count, y = cmp_hot->blocks[*(const uint32_t *)b].count;
+	return x > y ? -1 : x < y;
+}
+
+static int cmp_paths(const void *a, const void *b)
+{
+	uint64_t x = ((const struct path3 *)a)->count, y = ((const struct path3 *)b)->count;
+	return x > y ? -1 : x < y;
+}
+
+static int cmp_loops(const void *a, const void *b)
+{
+	uint64_t x = ((const struct loop *)a)->taken, y = ((const struct loop *)b)->taken;
+	return x > y ? -1 : x < y;
+}
+
+static void block_text(struct report *r, const struct block *b, char *buf, size_t size)
+{
+	char fn[256];
+	func_text(&b->s, fn, sizeof(fn));
+	snprintf(buf, size, "%s %s-%s [%#" PRIx64 "-%#" PRIx64 "]", fn, r->strs.s[b->s.srcline],
+		 r->strs.s[b->e.srcline], b->s.file_addr, b->e.file_addr);
+}
+
+static int hot_print(struct report *r, struct rsection *sec, struct hot_view *v, FILE *out)
+{
+	size_t limit = r->opts.max_rows > 0 ? (size_t)r->opts.max_rows : 20, i, k;
+	uint32_t *order = xcalloc(v->nb ? v->nb : 1, sizeof(*order));
+	char buf[1024];
+
+	for (i = 0; i < v->nb; i++)
+		order[i] = (uint32_t)i;
+	cmp_hot = v;
+	qsort(order, v->nb, sizeof(*order), cmp_blocks);
+	qsort(v->paths, v->np, sizeof(*v->paths), cmp_paths);
+	qsort(v->loops, v->nl, sizeof(*v->loops), cmp_loops);
+
+	if (r->opts.json)
+		fprintf(out, "\"windows\": %" PRIu64 ",\n   \"blocks\": [", v->windows);
+	else
+		fprintf(out, "# Event '%s': %" PRIu64 " LBR windows\n#\n# Hot basic blocks (executions counted "
+			"from the ranges between consecutive branches)\n#   count  block\n", sec->name, v->windows);
+	for (i = 0; i < v->nb && i < limit; i++) {
+		const struct block *b = &v->blocks[order[i]];
+		block_text(r, b, buf, sizeof(buf));
+		if (r->opts.json) {
+			fprintf(out, "%s{\"count\": %" PRIu64 ", \"block\": ", i ? ", " : "", b->count);
+			json_str(out, buf);
+			fputc('}', out);
+		} else {
+			fprintf(out, "%9" PRIu64 "  %s\n", b->count, buf);
+		}
+	}
+	if (r->opts.json)
+		fprintf(out, "],\n   \"paths\": [");
+	else
+		fprintf(out, "#\n# Hot paths (sequences of three basic blocks)\n");
+	for (i = 0; i < v->np && i < limit; i++) {
+		if (r->opts.json)
+			fprintf(out, "%s{\"count\": %" PRIu64 ", \"blocks\": [", i ? ", " : "", v->paths[i].count);
+		else
+			fprintf(out, "%9" PRIu64 "  ", v->paths[i].count);
+		for (k = 0; k < 3; k++) {
+			block_text(r, &v->blocks[v->paths[i].b[k]], buf, sizeof(buf));
+			if (r->opts.json) {
+				if (k)
+					fputs(", ", out);
+				json_str(out, buf);
+			} else {
+				fprintf(out, "%s%s\n", k ? "           -> " : "", buf);
+			}
+		}
+		if (r->opts.json)
+			fputs("]}", out);
+	}
+	if (r->opts.json)
+		fprintf(out, "],\n   \"loops\": [");
+	else
+		fprintf(out, "#\n# Loops (backward branches): taken count and estimated trip count\n"
+			"#   taken   trips  latch -> head\n");
+	for (i = 0; i < v->nl && i < limit; i++) {
+		const struct loop *l = &v->loops[i];
+		char fn[256], trips[64];
+		/* complete runs give the estimate; runs cut by the window edge a lower bound */
+		if (l->runs)
+			snprintf(trips, sizeof(trips), "%.1f", (double)l->run_iters / l->runs);
+		else
+			snprintf(trips, sizeof(trips), ">=%.1f",
+				 l->partial_runs ? (double)l->partial_iters / l->partial_runs : 0.0);
+		func_text(&l->l, fn, sizeof(fn));
+		if (r->opts.json) {
+			fprintf(out, "%s{\"taken\": %" PRIu64 ", \"trips\": ", i ? ", " : "", l->taken);
+			json_str(out, trips);
+			fprintf(out, ", \"function\": ");
+			json_str(out, fn);
+			fprintf(out, ", \"latch\": ");
+			json_str(out, r->strs.s[l->l.srcline]);
+			fprintf(out, ", \"head\": ");
+			json_str(out, r->strs.s[l->h.srcline]);
+			fputc('}', out);
+		} else {
+			fprintf(out, "%9" PRIu64 "  %6s  %s %s -> %s\n", l->taken, trips, fn, r->strs.s[l->l.srcline],
+				r->strs.s[l->h.srcline]);
+		}
+	}
+	if (r->opts.json)
+		fputc(']', out);
+	else
+		fputs("\n\n", out);
+	free(order);
+	return 0;
+}
+
+/* --- dispatch ---------------------------------------------------------- */
+
+void view_sample(struct report *r, struct rsection *sec, const struct report_sample *s)
+{
+	size_t i;
+	switch (r->opts.view) {
+	case VIEW_SOURCE: {
+		struct source_view *v = sec->view;
+		if (!s->nr_branches)
+			return;
+		if (!v) {
+			v = sec->view = xcalloc(1, sizeof(*v));
+			kmap_init(&v->lines_map, 3);
+			kmap_init(&v->funcs_map, 2);
+		}
+		sec->nr_samples += s->nr_branches;
+		sec->total_period += s->nr_branches;
+		for (i = 0; i < s->nr_branches; i++) {
+			source_count(r, v, report_resolve(r, s->pid, s->branches[i].from), true);
+			source_count(r, v, report_resolve(r, s->pid, s->branches[i].to), false);
+			v->total++;
+		}
+		break;
+	}
+	case VIEW_BRANCH_HISTORY: {
+		struct bh_view *v = sec->view;
+		if (!v) {
+			v = sec->view = xcalloc(1, sizeof(*v));
+			kmap_init(&v->map, 4);
+		}
+		sec->nr_samples++;
+		sec->total_period += s->period;
+		bh_sample(r, v, s);
+		break;
+	}
+	case VIEW_HOT_PATHS: {
+		struct hot_view *v = sec->view;
+		if (!v) {
+			v = sec->view = xcalloc(1, sizeof(*v));
+			kmap_init(&v->bmap, 2);
+			kmap_init(&v->pmap, 3);
+			kmap_init(&v->lmap, 2);
+		}
+		sec->nr_samples++;
+		sec->total_period += s->period;
+		hot_sample(r, v, s);
+		break;
+	}
+	case VIEW_HIST:
+		break;
+	}
+}
+
+int view_print(struct report *r, struct rsection *sec, FILE *out)
+{
+	if (!sec->view) {
+		if (r->opts.json)
+			fputs("\"empty\": true", out);
+		else
+			fprintf(out, "# Event '%s': no samples with branch stacks\n#\n", sec->name);
+		return 0;
+	}
+	switch (r->opts.view) {
+	case VIEW_SOURCE: return source_print(r, sec, sec->view, out);
+	case VIEW_BRANCH_HISTORY: return bh_print(r, sec, sec->view, out);
+	case VIEW_HOT_PATHS: return hot_print(r, sec, sec->view, out);
+	case VIEW_HIST: break;
+	}
+	return 0;
+}
+
+void view_free(struct report *r, struct rsection *sec)
+{
+	size_t i;
+	if (!sec->view)
+		return;
+	switch (r->opts.view) {
+	case VIEW_SOURCE: {
+		struct source_view *v = sec->view;
+		kmap_free(&v->lines_map);
+		kmap_free(&v->funcs_map);
+		free(v->lines);
+		free(v->funcs);
+		break;
+	}
+	case VIEW_BRANCH_HISTORY: {
+		struct bh_view *v = sec->view;
+		for (i = 0; i < v->n; i++)
+			free(v->nodes[i].kids);
+		kmap_free(&v->map);
+		free(v->nodes);
+		free(v->roots);
+		break;
+	}
+	case VIEW_HOT_PATHS: {
+		struct hot_view *v = sec->view;
+		kmap_free(&v->bmap);
+		kmap_free(&v->pmap);
+		kmap_free(&v->lmap);
+		free(v->blocks);
+		free(v->paths);
+		free(v->loops);
+		break;
+	}
+	case VIEW_HIST:
+		break;
+	}
+	free(sec->view);
+	sec->view = NULL;
+}

@@ -1,0 +1,362 @@
+/* decode.c — straight-line runs of a traced process's code, decoded with
+ * capstone from its memory and cached by start address: a run ends at the first
+ * instruction that may transfer control. */
+#define _GNU_SOURCE
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sampler/swtrace.h"
+#include "util/util.h"
+
+#define MAX_INSN_LEN 15
+#define READ_CHUNK 256
+
+struct run {
+	uint64_t start;
+	struct swb_ctl ctl;
+};
+
+struct swb_space {
+	csh cs;
+	cs_insn *insn;
+	struct run **slots;     /* open addressing by start; NULL = empty */
+	size_t cap, used;
+};
+
+struct swb_space *swb_space_new(void)
+{
+	struct swb_space *sp = xcalloc(1, sizeof(*sp));
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &sp->cs) != CS_ERR_OK) {
+		free(sp);
+		oc_err("capstone: cannot open an x86-64 disassembler");
+		return NULL;
+	}
+	cs_option(sp->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	sp->insn = cs_malloc(sp->cs);
+	sp->cap = 1024;
+	sp->slots = xcalloc(sp->cap, sizeof(*sp->slots));
+	return sp;
+}
+
+static void clear_slots(struct swb_space *sp)
+{
+	size_t i;
+
+	for (i = 0; i < sp->cap; i++) {
+		free(sp->slots[i]);
+		sp->slots[i] = NULL;
+	}
+	sp->used = 0;
+}
+
+void swb_space_free(struct swb_space *sp)
+{
+	if (!sp)
+		return;
+	clear_slots(sp);
+	free(sp->slots);
+	cs_free(sp->insn, 1);
+	cs_close(&sp->cs);
+	free(sp);
+}
+
+static size_t slot_of(const struct swb_space *sp, uint64_t start)
+{
+	size_t i = hash_u64(start) & (sp->cap - 1);
+
+	while (sp->slots[i] && sp->slots[i]->start != start)
+		i = (i + 1) & (sp->cap - 1);
+	return i;
+}
+
+static void insert(struct swb_space *sp, struct run *r)
+{
+	if (2 * (sp->used + 1) > sp->cap) {
+		struct run **old = sp->slots;
+		size_t i, old_cap = sp->cap;
+
+		sp->cap *= 2;
+		sp->slots = xcalloc(sp->cap, sizeof(*sp->slots));
+		for (i = 0; i < old_cap; i++)
+			if (old[i])
+				sp->slots[slot_of(sp, old[i]->start)] = old[i];
+		free(old);
+	}
+	sp->slots[slot_of(sp, r->start)] = r;
+	sp->used++;
+}
+
+void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len)
+{
+	struct run **keep;
+	size_t i, n = 0;
+
+	if (len == 0) {
+		clear_slots(sp);
+		return;
+	}
+	keep = xmalloc(sp->used * sizeof(*keep) + 1);
+	for (i = 0; i < sp->cap; i++) {
+		struct run *r = sp->slots[i];
+
+		if (!r)
+			continue;
+		sp->slots[i] = NULL;
+		if (r->start < start + len && r->ctl.next > start)
+			free(r);
+		else
+			keep[n++] = r;
+	}
+	sp->used = 0;
+	for (i = 0; i < n; i++)
+		insert(sp, keep[i]);
+	free(keep);
+}
+
+/* Read up to len bytes of tid's memory at addr; stops early at an unreadable page. */
+static ssize_t read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	uint64_t page_end;
+
+	if (n >= 0 || errno != EFAULT)
+		return n;
+	page_end = (addr | 4095) + 1;
+	if (page_end - addr >= len)
+		return -1;
+	local.iov_len = remote.iov_len = page_end - addr;
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0);
+}
+
+static bool is_jcc(unsigned id)
+{
+	switch (id) {
+	case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
+	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JRCXZ:
+	case X86_INS_JE: case X86_INS_JGE: case X86_INS_JG: case X86_INS_JLE: case X86_INS_JL:
+	case X86_INS_JNE: case X86_INS_JNO: case X86_INS_JNP: case X86_INS_JNS:
+	case X86_INS_JO: case X86_INS_JP: case X86_INS_JS:
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Fill c from the decoded instruction; false when it never transfers control. */
+static bool classify(struct swb_space *sp, const cs_insn *in, struct swb_ctl *c)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *op = x->op_count ? &x->operands[0] : NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->addr = in->address;
+	c->next = in->address + in->size;
+	c->insn_id = in->id;
+	switch (in->id) {
+	case X86_INS_JMP:
+	case X86_INS_CALL:
+		if (!op)
+			break;
+		if (op->type == X86_OP_IMM) {
+			c->kind = in->id == X86_INS_JMP ? SWB_JMP : SWB_CALL;
+			c->target = (uint64_t)op->imm;
+			return true;
+		}
+		c->kind = in->id == X86_INS_JMP ? SWB_JMP_IND : SWB_CALL_IND;
+		if (op->type == X86_OP_REG) {
+			c->reg = op->reg;
+		} else if (op->type == X86_OP_MEM) {
+			c->op_mem = true;
+			c->seg = op->mem.segment;
+			c->base = op->mem.base;
+			c->index = op->mem.index;
+			c->scale = op->mem.scale;
+			c->disp = op->mem.disp;
+			if (c->base == X86_REG_RIP) {   /* rip-relative: fix it now */
+				c->base = 0;
+				c->disp += (int64_t)c->next;
+			}
+		}
+		return true;
+	case X86_INS_RET:
+		c->kind = SWB_RET;
+		c->ret_imm = op != NULL;
+		return true;
+	case X86_INS_SYSCALL:
+	case X86_INS_SYSENTER:
+		c->kind = SWB_SYSCALL;
+		return true;
+	case X86_INS_INT:
+		c->kind = op && op->type == X86_OP_IMM && op->imm == 0x80 ? SWB_SYSCALL : SWB_OTHER;
+		return true;
+	case X86_INS_HLT: case X86_INS_UD2: case X86_INS_UD0: case X86_INS_XBEGIN:
+		c->kind = SWB_OTHER;
+		return true;
+	default:
+		break;
+	}
+	if (is_jcc(in->id) && op && op->type == X86_OP_IMM) {
+		c->kind = SWB_JCC;
+		c->target = (uint64_t)op->imm;
+		return true;
+	}
+	if (cs_insn_group(sp->cs, in, CS_GRP_JUMP) || cs_insn_group(sp->cs, in, CS_GRP_CALL) ||
+	    cs_insn_group(sp->cs, in, CS_GRP_RET) || cs_insn_group(sp->cs, in, CS_GRP_INT) ||
+	    cs_insn_group(sp->cs, in, CS_GRP_IRET)) {
+		c->kind = SWB_OTHER;
+		return true;
+	}
+	return false;
+}
+
+static bool is_sp(unsigned reg)
+{
+	return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP || reg == X86_REG_SPL;
+}
+
+/* How a straight-line instruction changes the stack pointer and whether it
+ * may write to the stack (run summary in struct swb_ctl). */
+struct stack_effect {
+	bool known, clean;
+	int64_t delta;
+};
+
+static void account(struct swb_space *sp, const cs_insn *in, struct stack_effect *e)
+{
+	const cs_x86 *x = &in->detail->x86;
+	cs_regs rd, wr;
+	uint8_t nr = 0, nw = 0, i;
+	bool writes_sp = false;
+
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		/* Writes through rip-relative or absolute addresses cannot reach the
+		 * stack; any other memory write might. */
+		if (op->type == X86_OP_MEM && (op->access & CS_AC_WRITE) &&
+		    !((op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_INVALID) &&
+		      op->mem.index == X86_REG_INVALID))
+			e->clean = false;
+	}
+	switch (in->id) {
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+		e->clean = false;   /* implicit stores through rdi */
+		break;
+	default:
+		break;
+	}
+	if (cs_regs_access(sp->cs, in, rd, &nr, wr, &nw) != CS_ERR_OK) {
+		e->known = false;
+		return;
+	}
+	for (i = 0; i < nw; i++)
+		writes_sp |= is_sp(wr[i]);
+	if (!writes_sp || !e->known)
+		return;
+	switch (in->id) {
+	case X86_INS_PUSH:
+		e->delta -= x->op_count && x->operands[0].size == 2 ? 2 : 8;
+		return;
+	case X86_INS_PUSHFQ:
+		e->delta -= 8;
+		return;
+	case X86_INS_POP:
+		e->delta += x->op_count && x->operands[0].size == 2 ? 2 : 8;
+		return;
+	case X86_INS_POPFQ:
+		e->delta += 8;
+		return;
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+		if (x->op_count == 2 && x->operands[0].type == X86_OP_REG && x->operands[0].reg == X86_REG_RSP &&
+		    x->operands[1].type == X86_OP_IMM) {
+			e->delta += in->id == X86_INS_ADD ? x->operands[1].imm : -x->operands[1].imm;
+			return;
+		}
+		break;
+	case X86_INS_LEA:
+		if (x->op_count == 2 && x->operands[0].reg == X86_REG_RSP && x->operands[1].mem.base == X86_REG_RSP &&
+		    x->operands[1].mem.index == X86_REG_INVALID) {
+			e->delta += x->operands[1].mem.disp;
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	e->known = false;
+}
+
+static void set_effect(struct swb_ctl *c, const struct stack_effect *e)
+{
+	c->rsp_known = e->known;
+	c->rsp_delta = e->delta;
+	c->stack_clean = e->clean;
+}
+
+/* Decode forward from addr to the first control instruction. */
+static void decode(struct swb_space *sp, pid_t tid, uint64_t addr, struct swb_ctl *c)
+{
+	uint8_t buf[READ_CHUNK];
+	uint64_t at = addr;
+	struct stack_effect e = { true, true, 0 };
+
+	for (;;) {
+		ssize_t n = read_mem(tid, at, buf, sizeof(buf));
+		const uint8_t *code = buf;
+		size_t size;
+		uint64_t pc = at;
+
+		if (n <= 0) {
+			/* Unreadable (a path never taken, or one that faults): executing it
+			 * raises a signal, which the engine sees. */
+			memset(c, 0, sizeof(*c));
+			c->addr = at;
+			c->next = at + 1;
+			c->kind = SWB_OTHER;
+			set_effect(c, &e);
+			return;
+		}
+		size = (size_t)n;
+		while (cs_disasm_iter(sp->cs, &code, &size, &pc, sp->insn)) {
+			if (classify(sp, sp->insn, c)) {
+				set_effect(c, &e);
+				return;
+			}
+			account(sp, sp->insn, &e);
+		}
+		/* Undecodable here: an invalid instruction (it faults: single-step it),
+		 * or one cut off at the end of what was read (read again from it). */
+		if (size >= MAX_INSN_LEN || (size_t)n < sizeof(buf)) {
+			memset(c, 0, sizeof(*c));
+			c->addr = pc;
+			c->next = pc + 1;
+			c->kind = SWB_OTHER;
+			set_effect(c, &e);
+			return;
+		}
+		at = pc;
+	}
+}
+
+const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr)
+{
+	struct run *r = sp->slots[slot_of(sp, addr)];
+
+	if (!r) {
+		r = xmalloc(sizeof(*r));
+		r->start = addr;
+		decode(sp, tid, addr, &r->ctl);
+		insert(sp, r);
+	}
+	return &r->ctl;
+}

@@ -1,0 +1,780 @@
+/* sampler.c — swbranch_record(): the software branch sampler. A task-clock
+ * event samples the workload (its ring buffers also carry COMM, MMAP2, FORK
+ * and EXIT records from the kernel); at each sample the sampled thread is
+ * interrupted with ptrace and the engine (trace.c) collects its next N taken
+ * branches, written as one PERF_SAMPLE_BRANCH_STACK sample whose ip is where
+ * the window ended, entries newest first, like hardware LBR.
+ * The workload runs as without ocrec: ptrace stops are hidden (signals are
+ * delivered, group-stops kept), threads, forks and exec are followed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu/cpu.h"
+#include "sampler/sampler-internal.h"
+#include "sampler/sampler.h"
+#include "sampler/swtrace.h"
+#include "util/util.h"
+
+#define RING_PAGES 64
+#define DEFAULT_FREQ 1000
+#define DEFAULT_DEPTH 32
+#define MAX_DEPTH 1024
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+		     PERF_SAMPLE_PERIOD)
+#define PTRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
+			PTRACE_O_TRACEEXEC)
+
+/* One address space (process) and its decoded code. */
+struct space {
+	pid_t pid;
+	struct swb_space *sp;
+};
+
+/* A timer sample not yet turned into a window. */
+struct pending_sample {
+	uint32_t pid, tid, cpu;
+	uint64_t period;
+};
+
+struct session {
+	const struct record_opts *o;
+	int depth;
+	pid_t workload;           /* forked workload, or 0 */
+	pid_t attached;           /* -p PID, or 0 */
+	bool workload_done;
+	int exit_status;
+	int *fds;                 /* every task-clock event */
+	size_t nr_fds;
+	struct ring *rings;       /* one per CPU */
+	struct pollfd *pfds;      /* rings, then the signalfd */
+	size_t nr_rings;
+	int sigfd;
+	struct pd_writer *w;
+	struct space *spaces;
+	size_t nr_spaces, cap_spaces;
+	struct swb_tracer tracer;
+	struct swb_entry *entries;
+	struct pd_branch *branches;
+	struct pending_sample *pending;   /* the latest per thread, from one drain */
+	size_t nr_pending, cap_pending;
+	uint64_t window_end;      /* CLOCK_MONOTONIC ns: when the last window ended (its sample's time) */
+	int tracer_cpu;           /* pinned there for a window, or -1 */
+	cpu_set_t tracer_mask;    /* the tracer's own affinity between windows */
+	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
+	int error;                /* a record callback failed */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static struct swb_space *space_of(struct session *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_spaces; i++)
+		if (s->spaces[i].pid == pid)
+			return s->spaces[i].sp;
+	GROW(s->spaces, s->cap_spaces, s->nr_spaces + 1);
+	s->spaces[s->nr_spaces].pid = pid;
+	s->spaces[s->nr_spaces].sp = swb_space_new();
+	return s->spaces[s->nr_spaces++].sp;
+}
+
+/* Forget a process's decoded code (exec, or a new mapping over old code). */
+static void invalidate(struct session *s, pid_t pid, uint64_t start, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_spaces; i++)
+		if (s->spaces[i].pid == pid && s->spaces[i].sp)
+			swb_space_invalidate(s->spaces[i].sp, start, len);
+}
+
+static bool is_group_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Handle one wait status of a traced thread so that the workload behaves as
+ * without ptrace: resume it, delivering its signal or keeping its group-stop. */
+static void handle_status(struct session *s, pid_t pid, int status)
+{
+	int event = status >> 16, sig;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (pid == s->workload) {
+			s->workload_done = true;
+			s->exit_status = status;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	sig = WSTOPSIG(status);
+	if (event == PTRACE_EVENT_STOP) {
+		if (is_group_stop_signal(sig))
+			ptrace(PTRACE_LISTEN, pid, NULL, NULL);
+		else
+			ptrace(PTRACE_CONT, pid, NULL, NULL);   /* new thread, or an old interrupt */
+		return;
+	}
+	if (event == PTRACE_EVENT_EXEC)
+		invalidate(s, pid, 0, 0);
+	if (event) {
+		ptrace(PTRACE_CONT, pid, NULL, NULL);
+		return;
+	}
+	ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)sig);   /* signal-delivery-stop */
+}
+
+static void on_other_thread(pid_t pid, int status, void *arg)
+{
+	handle_status(arg, pid, status);
+}
+
+static void reap(struct session *s)
+{
+	int status;
+	pid_t p;
+
+	while ((p = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		handle_status(s, p, status);
+}
+
+static int write_window(struct session *s, const struct pending_sample *ps, const struct swb_window *win)
+{
+	struct pd_sample smp = { 0 };
+	int i;
+
+	for (i = 0; i < win->nr; i++) {   /* newest first, as the kernel writes */
+		const struct swb_entry *e = &win->e[win->nr - 1 - i];
+
+		s->branches[i].from = e->from;
+		s->branches[i].to = e->to;
+		s->branches[i].flags = pd_br_make_flags(0, 0, 0, e->type);
+	}
+	smp.ip = win->ip;
+	smp.pid = ps->pid;
+	smp.tid = ps->tid;
+	smp.time = s->window_end;
+	smp.cpu = ps->cpu;
+	smp.period = ps->period;
+	smp.misc = PERF_RECORD_MISC_USER;
+	smp.branch_nr = (uint64_t)win->nr;
+	smp.branches = s->branches;
+	if (pd_write_sample(s->w, 0, &smp) < 0)
+		return -1;
+	s->samples++;
+	return 0;
+}
+
+/* Run the tracer where the sampled thread ran for the window: a ptrace stop
+ * then costs a wake-up on the same CPU instead of a cross-CPU one. */
+static void follow_cpu(struct session *s, int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == 0)
+		s->tracer_cpu = cpu;
+}
+
+/* Between windows the tracer may run anywhere: pinned beside a busy workload
+ * it would wake up late for the next sample. */
+static void release_cpu(struct session *s)
+{
+	if (s->tracer_cpu >= 0 && sched_setaffinity(0, sizeof(s->tracer_mask), &s->tracer_mask) == 0)
+		s->tracer_cpu = -1;
+}
+
+/* Keep the stopped thread on the tracer's CPU for the window: otherwise each
+ * resume wakes it on another, idle CPU and every stop pays a cross-CPU
+ * wake-up. Its own affinity comes back before it runs freely again (only a
+ * sched_getaffinity() inside the window could notice). 0, or -1 when the
+ * thread keeps its affinity (nothing to restore). */
+static int pin_thread(struct session *s, pid_t tid, cpu_set_t *saved)
+{
+	cpu_set_t set;
+
+	if (s->tracer_cpu < 0 || sched_getaffinity(tid, sizeof(*saved), saved) < 0 ||
+	    !CPU_ISSET(s->tracer_cpu, saved))
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(s->tracer_cpu, &set);
+	return sched_setaffinity(tid, sizeof(set), &set);
+}
+
+static void timer_ioctl(struct session *s, unsigned long req);
+
+/* Interrupt the sampled thread and collect its window. */
+static int take_window(struct session *s, const struct pending_sample *ps)
+{
+	struct swb_space *sp = space_of(s, (pid_t)ps->pid);
+	pid_t tid = (pid_t)ps->tid;
+	struct swb_window win = { .e = s->entries };
+	enum swb_result r;
+	uint64_t t0, stops;
+	cpu_set_t saved;
+	bool pinned;
+	int status;
+
+	if (!sp)
+		return -1;
+	follow_cpu(s, (int)ps->cpu);
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+		release_cpu(s);
+		return 0;   /* gone meanwhile */
+	}
+	for (;;) {
+		pid_t p = waitpid(-1, &status, __WALL);
+
+		if (p < 0) {
+			if (errno == EINTR)
+				continue;
+			return oc_err_errno("waitpid");
+		}
+		if (p != tid) {
+			handle_status(s, p, status);
+			continue;
+		}
+		if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP &&
+		    !is_group_stop_signal(WSTOPSIG(status)))
+			break;
+		/* Something else came first: handle it; the interrupt stop follows
+		 * unless the thread ended or entered a group-stop. */
+		handle_status(s, p, status);
+		if (!WIFSTOPPED(status) || status >> 16 == PTRACE_EVENT_STOP) {
+			release_cpu(s);
+			return 0;
+		}
+	}
+	/* The timer is off during the window: the stops' kernel time would count
+	 * as the workload's task-clock and bring more samples the more the
+	 * sampler costs. With the thread stopped, this needs no cross-CPU call. */
+	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
+	t0 = now_ns();
+	stops = s->tracer.stops + s->tracer.steps;
+	pinned = pin_thread(s, tid, &saved) == 0;
+	r = swb_collect(&s->tracer, sp, tid, s->depth, &win);
+	if (pinned)
+		sched_setaffinity(tid, sizeof(saved), &saved);
+	s->window_end = now_ns();
+	timer_ioctl(s, PERF_EVENT_IOC_ENABLE);
+	release_cpu(s);
+	oc_debug(2, "window of thread %d on CPU %u: %d branches, %" PRIu64 " stops, %" PRIu64 " us",
+		 (int)tid, ps->cpu, win.nr, s->tracer.stops + s->tracer.steps - stops,
+		 (s->window_end - t0) / 1000);
+	if (r == SWB_DONE) {
+		if (write_window(s, ps, &win) < 0)
+			return -1;
+		ptrace(PTRACE_CONT, tid, NULL, NULL);
+		return 0;
+	}
+	/* The window was cut short (exit, exec, group-stop) or failed: hardware
+	 * stacks are full, so the partial window is dropped. */
+	s->dropped_windows++;
+	if (r == SWB_EVENT)
+		handle_status(s, tid, win.status);
+	else
+		ptrace(PTRACE_CONT, tid, NULL, NULL);
+	return 0;
+}
+
+static int on_record(const struct perf_event_header *h, void *arg)
+{
+	struct session *s = arg;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		/* IP, TID, TIME, CPU, PERIOD. The timer is off during windows, so no
+		 * sample is stale; a thread sampled twice since the last drain gets
+		 * one window. */
+		const uint64_t *p = (const void *)(h + 1);
+		const uint32_t *pt = (const void *)&p[1];
+		struct pending_sample ps = { pt[0], pt[1], (uint32_t)p[3], p[4] };
+		size_t i;
+
+		s->timer_samples++;
+		for (i = 0; i < s->nr_pending && s->pending[i].tid != ps.tid; i++)
+			;
+		if (i == s->nr_pending) {
+			GROW(s->pending, s->cap_pending, s->nr_pending + 1);
+			s->nr_pending++;
+		}
+		s->pending[i] = ps;
+		return 0;
+	}
+	if (h->type == PERF_RECORD_LOST)
+		s->lost += ((const uint64_t *)(h + 1))[1];
+	if (h->type == PERF_RECORD_MMAP2) {
+		const uint32_t *pt = (const void *)(h + 1);
+		const uint64_t *range = (const void *)&pt[2];
+
+		invalidate(s, (pid_t)pt[0], range[0], range[1]);
+	}
+	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC))
+		invalidate(s, (pid_t)((const uint32_t *)(h + 1))[0], 0, 0);
+	return pd_write_raw(s->w, h, h->size);
+}
+
+static int drain(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_rings; i++)
+		if (ring_drain(&s->rings[i], on_record, s) < 0)
+			return -1;
+	return 0;
+}
+
+static int online_cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (int)n : 1;
+}
+
+static void configure_timer(const struct record_opts *o, struct perf_event_attr *a, bool forked)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	if (o->nr_events && o->events[0] && str_starts_with(o->events[0], "cpu-clock"))
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+	if (o->period) {
+		a->sample_period = o->period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;
+	}
+	a->sample_type = SAMPLE_TYPE;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+	a->enable_on_exec = forked;
+	a->inherit = 1;
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+	a->sample_id_all = 1;
+	a->wakeup_events = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+/* One task-clock event per thread and CPU; the events of one CPU share its
+ * ring buffer (inherited per-task events cannot be mapped with cpu -1). */
+static int open_timer(struct session *s, struct perf_event_attr *a, const pid_t *tids, size_t nr_tids)
+{
+	int ncpu = online_cpu_count(), c;
+	size_t t;
+
+	s->fds = xcalloc((size_t)ncpu * nr_tids, sizeof(int));
+	s->rings = xcalloc((size_t)ncpu, sizeof(*s->rings));
+	s->pfds = xcalloc((size_t)ncpu + 1, sizeof(*s->pfds));
+	for (c = 0; c < ncpu; c++) {
+		int ring_fd = -1;
+
+		for (t = 0; t < nr_tids; t++) {
+			int fd = sys_perf_event_open(a, tids[t], c, -1, PERF_FLAG_FD_CLOEXEC);
+
+			if (fd < 0) {
+				if (errno == ENODEV || errno == EINVAL)
+					break;      /* an offline CPU */
+				if (errno == ESRCH)
+					continue;   /* a thread that ended meanwhile */
+				return oc_err_errno("cannot open task-clock for the software branch sampler");
+			}
+			s->fds[s->nr_fds++] = fd;
+			if (ring_fd >= 0) {
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0)
+					return oc_err_errno("cannot share a ring buffer between task-clock events");
+				continue;
+			}
+			if (ring_map(&s->rings[s->nr_rings], fd, RING_PAGES) < 0)
+				return -1;
+			ring_fd = fd;
+			s->pfds[s->nr_rings] = (struct pollfd){ .fd = fd, .events = POLLIN };
+			s->nr_rings++;
+		}
+	}
+	if (!s->nr_rings)
+		return oc_err("cannot open task-clock on any CPU for the software branch sampler");
+	return 0;
+}
+
+static void close_timer(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_rings; i++)
+		ring_unmap(&s->rings[i]);
+	for (i = 0; i < s->nr_fds; i++)
+		close(s->fds[i]);
+	free(s->fds);
+	free(s->rings);
+	free(s->pfds);
+}
+
+static void timer_ioctl(struct session *s, unsigned long req)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_fds; i++)
+		ioctl(s->fds[i], req, 0);
+}
+
+/* "AMD EPYC ..." from /proc/cpuinfo, for the CPUDESC note. */
+static char *cpu_model_name(void)
+{
+	char *info = read_file("/proc/cpuinfo", NULL), *p, *end, *name = NULL;
+
+	oc_err_clear();
+	if (!info)
+		return xstrdup("unknown CPU");
+	p = strstr(info, "model name");
+	if (p && (p = strchr(p, ':'))) {
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = strchr(p, '\n');
+		name = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+	}
+	free(info);
+	return name ? name : xstrdup("unknown CPU");
+}
+
+static int open_output(struct session *s, const struct perf_event_attr *timer)
+{
+	struct pd_writer_event ev = { .attr = *timer };
+	char *cpudesc, *name;
+
+	ev.attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	ev.attr.branch_sample_type = s->o->branch_filter ? s->o->branch_filter : PERF_SAMPLE_BRANCH_ANY;
+	ev.attr.wakeup_events = 0;
+	name = xasprintf("%s:u (software branch sampler)",
+			 timer->config == PERF_COUNT_SW_CPU_CLOCK ? "cpu-clock" : "task-clock");
+	ev.name = name;
+	s->w = pd_writer_open(s->o->output ? s->o->output : "perf.data", &ev, 1);
+	free(name);
+	if (!s->w)
+		return -1;
+	cpudesc = cpu_model_name();
+	name = xasprintf("%s (no LBR: branch stacks emulated by ocrec's software branch sampler, %d deep)",
+			 cpudesc, s->depth);
+	pd_writer_set_string(s->w, PD_FEAT_CPUDESC, name);
+	free(name);
+	free(cpudesc);
+	if (s->o->orig_argv)
+		pd_writer_set_cmdline(s->w, s->o->orig_argc, s->o->orig_argv);
+	return 0;
+}
+
+/* Fork argv held before exec, traced from the start. */
+static int start_workload(struct session *s, int *go_fd, int *err_fd)
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return oc_err_errno("pipe");
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return oc_err_errno("pipe");
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(go[0]); close(go[1]); close(err[0]); close(err[1]);
+		return oc_err_errno("fork");
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(s->o->argv[0], s->o->argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(err[1]);
+	s->workload = pid;
+	*go_fd = go[1];
+	*err_fd = err[0];
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)(uintptr_t)PTRACE_OPTIONS) < 0)
+		return oc_err_errno("cannot trace %s (ptrace)", s->o->argv[0]);
+	return 0;
+}
+
+/* Release the forked workload; -1 + oc_err() when exec failed. */
+static int release_workload(struct session *s, int go_fd, int err_fd)
+{
+	int e = 0;
+	ssize_t n;
+
+	n = write(go_fd, "g", 1);
+	close(go_fd);
+	if (n != 1) {
+		close(err_fd);
+		return oc_err_errno("cannot start %s", s->o->argv[0]);
+	}
+	do
+		n = read(err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(err_fd);
+	if (n == (ssize_t)sizeof(e))
+		return e == ENOENT ? oc_err("%s: command not found", s->o->argv[0])
+				   : oc_err("%s: cannot run: %s", s->o->argv[0], strerror(e));
+	return 0;
+}
+
+/* Seize every thread of a running process (-p); *tids gets them. */
+static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr_tids)
+{
+	char path[64];
+	char **names = NULL;
+	size_t n = 0, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (list_dir_names(path, &names, &n) < 0)
+		return oc_err("process %d: no such process", (int)pid);
+	*tids = xcalloc(n + 1, sizeof(pid_t));
+	*nr_tids = 0;
+	for (i = 0; i < n; i++) {
+		pid_t tid = (pid_t)atoi(names[i]);
+
+		if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(uintptr_t)PTRACE_OPTIONS) == 0)
+			(*tids)[(*nr_tids)++] = tid;
+		else if (errno == EPERM)
+			break;
+	}
+	strv_free(names);
+	if (!*nr_tids)
+		return oc_err_errno("cannot trace process %d (ptrace)", (int)pid);
+	s->attached = pid;
+	return 0;
+}
+
+/* Stop tracing every thread of the attached process and leave it running. */
+static void detach_process(struct session *s)
+{
+	char path[64];
+	char **names = NULL;
+	size_t n = 0, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->attached);
+	if (list_dir_names(path, &names, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		pid_t tid = (pid_t)atoi(names[i]);
+		int status;
+
+		if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
+			continue;
+		while (waitpid(tid, &status, __WALL) == tid) {
+			if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP) {
+				ptrace(PTRACE_DETACH, tid, NULL, NULL);
+				break;
+			}
+			if (!WIFSTOPPED(status))
+				break;
+			handle_status(s, tid, status);
+		}
+	}
+	strv_free(names);
+}
+
+static int record_loop(struct session *s)
+{
+	bool stopping = false, detach = false;
+
+	for (;;) {
+		int ready;
+
+		if (drain(s) < 0)
+			return -1;
+		reap(s);
+		if (s->workload_done || detach || (s->attached && kill(s->attached, 0) < 0))
+			break;
+		if (s->nr_pending) {
+			size_t i;
+
+			for (i = 0; i < s->nr_pending && !s->workload_done; i++)
+				if (take_window(s, &s->pending[i]) < 0)
+					return -1;
+			s->nr_pending = 0;
+			continue;
+		}
+		ready = poll(s->pfds, s->nr_rings + 1, 100);
+		if (ready < 0 && errno != EINTR)
+			return oc_err_errno("poll");
+		if (ready > 0)
+			s->wakeups++;
+		if (s->pfds[s->nr_rings].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			/* SIGINT/SIGTERM: terminate a forked workload like perf (a second
+			 * one kills it), or stop recording an attached process. */
+			while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					continue;
+				if (!s->workload)
+					detach = true;
+				else
+					kill(s->workload, stopping ? SIGKILL : SIGTERM);
+				stopping = true;
+			}
+		}
+	}
+	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
+	return drain(s);
+}
+
+int swbranch_record(const struct record_opts *o, struct record_stats *st)
+{
+	struct session s = { .o = o, .sigfd = -1, .tracer_cpu = -1 };
+	struct perf_event_attr timer;
+	struct cpu_desc cpu;
+	sigset_t block, old_mask;
+	bool forked = o->argv && o->argv[0] && !o->pid;
+	int go_fd = -1, err_fd = -1, rc = -1;
+	pid_t *tids = NULL;
+	size_t i, nr_tids = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (o->all_cpus)
+		return oc_err("the software branch sampler follows a program or -p PID, not -a");
+	if (!forked && !o->pid)
+		return oc_err("nothing to record: name a program or -p PID");
+	for (i = 0; i < o->nr_events; i++)
+		if (!str_starts_with(o->events[i], "task-clock") && !str_starts_with(o->events[i], "cpu-clock"))
+			return oc_err("%s: the software branch sampler samples on task-clock or cpu-clock, not other events",
+				      o->events[i]);
+	s.depth = o->lbr_depth;
+	if (s.depth <= 0)
+		s.depth = cpu_detect(&(struct cpu_source){ 0 }, &cpu) == 0 && cpu.lbr.depth > 0
+			  ? cpu.lbr.depth : DEFAULT_DEPTH;
+	if (s.depth > MAX_DEPTH)
+		return oc_err("--lbr-depth %d: at most %d", s.depth, MAX_DEPTH);
+	oc_err_clear();
+	s.entries = xcalloc((size_t)s.depth, sizeof(*s.entries));
+	s.branches = xcalloc((size_t)s.depth, sizeof(*s.branches));
+	if (sched_getaffinity(0, sizeof(s.tracer_mask), &s.tracer_mask) < 0)
+		CPU_ZERO(&s.tracer_mask);   /* keep pinning: release_cpu() then fails harmlessly */
+	s.tracer.other = on_other_thread;
+	s.tracer.arg = &s;
+	s.tracer.seek = true;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	s.sigfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (s.sigfd < 0) {
+		oc_err_errno("signalfd");
+		goto out;
+	}
+
+	configure_timer(o, &timer, forked);
+	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
+		goto out;
+	if (open_timer(&s, &timer, forked ? &s.workload : tids, forked ? 1 : nr_tids) < 0)
+		goto out;
+	s.pfds[s.nr_rings] = (struct pollfd){ .fd = s.sigfd, .events = POLLIN };
+	if (open_output(&s, &timer) < 0)
+		goto out;
+	if (o->pid && synthesize_threads(s.w, o->pid) < 0)
+		goto out;
+	if (forked) {
+		rc = release_workload(&s, go_fd, err_fd);
+		go_fd = err_fd = -1;
+		if (rc < 0) {
+			int status = 0;
+
+			while (waitpid(s.workload, &status, __WALL) < 0 && errno == EINTR)
+				;
+			s.workload = 0;
+			st->exit_status = status;
+			goto out;
+		}
+		rc = -1;
+	} else {
+		timer_ioctl(&s, PERF_EVENT_IOC_ENABLE);
+	}
+	if (record_loop(&s) < 0)
+		goto out;
+	if (s.attached)
+		detach_process(&s);
+	oc_debug(1, "software branch sampler: %" PRIu64 " timer samples, %" PRIu64 " windows (%" PRIu64
+		 " cut short, %" PRIu64 " ending where they began), %" PRIu64 " stops, %" PRIu64 " single-steps",
+		 s.timer_samples, s.tracer.windows, s.dropped_windows, s.tracer.seek_hits, s.tracer.stops,
+		 s.tracer.steps);
+	if (pd_writer_close(s.w, true) < 0) {
+		s.w = NULL;
+		goto out;
+	}
+	s.w = NULL;
+	st->samples = s.samples;
+	st->lost = s.lost;
+	st->wakeups = s.wakeups;
+	st->bytes = file_size_of(o->output ? o->output : "perf.data");
+	st->exit_status = s.exit_status;
+	st->emulated_branches = true;
+	st->lbr_depth = s.depth;
+	rc = 0;
+out:
+	if (go_fd >= 0)
+		close(go_fd);
+	if (err_fd >= 0)
+		close(err_fd);
+	if (rc < 0 && s.workload && !s.workload_done) {
+		int status;
+
+		kill(s.workload, SIGKILL);
+		while (waitpid(s.workload, &status, __WALL) < 0 && errno == EINTR)
+			;
+	}
+	if (s.w)
+		pd_writer_close(s.w, false);
+	close_timer(&s);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	for (i = 0; i < s.nr_spaces; i++)
+		swb_space_free(s.spaces[i].sp);
+	free(s.spaces);
+	free(s.entries);
+	free(s.branches);
+	free(s.pending);
+	free(tids);
+	return rc;
+}

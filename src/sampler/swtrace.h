@@ -1,0 +1,124 @@
+/* swtrace.h — the software sampler's ptrace engine (x86-64): given a thread in
+ * a ptrace-stop, collect the next N taken branches it really executes.
+ *
+ * The engine decodes the straight-line code ahead with capstone, follows direct
+ * jumps and calls without stopping, and stops the thread (hardware debug
+ * registers, so no text is written) only where the next branch's outcome is not
+ * known yet: conditional branches are resolved from the flags at the stop,
+ * returns from the stack, indirect branches from registers and memory; a
+ * return from a call followed on the path is predicted when the callee
+ * provably left its return address alone (stack pointer tracked, no stores
+ * that could reach the stack). Up to four debug registers cover the outcomes
+ * of conditional branches ahead (decision tree), so one stop can resolve
+ * several of them.
+ *
+ * Modelled as follows (see also sampler.h):
+ *  - conditional branches appear only when taken (PERF_BR_COND), like LBR;
+ *  - a syscall that returns to the next instruction is not a branch; one that
+ *    resumes elsewhere (rt_sigreturn) is a PERF_BR_SYSCALL entry from the
+ *    syscall instruction to where execution resumes;
+ *  - signal delivery to a handler is a PERF_BR_IRQ entry from the interrupted
+ *    instruction to the handler;
+ *  - a jump, call or return to the next instruction is still a taken branch.
+ */
+#ifndef OCREC_SAMPLER_SWTRACE_H
+#define OCREC_SAMPLER_SWTRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One taken branch. */
+struct swb_entry {
+	uint64_t from, to;
+	unsigned type;          /* PERF_BR_* */
+};
+
+/* Decoded code of one address space (a process); read through any of its threads. */
+struct swb_space;
+struct swb_space *swb_space_new(void);
+void swb_space_free(struct swb_space *sp);
+/* Forget decoded code in [start, start+len) (len 0: all), after exec or a new mapping. */
+void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len);
+
+/* Kinds of instruction that end a straight-line run. */
+enum swb_kind {
+	SWB_JCC,        /* conditional, incl. loop/jrcxz */
+	SWB_JMP,        /* direct jump */
+	SWB_CALL,       /* direct call */
+	SWB_JMP_IND,
+	SWB_CALL_IND,
+	SWB_RET,
+	SWB_SYSCALL,    /* syscall, sysenter, int 0x80 */
+	SWB_OTHER,      /* anything else that may transfer control: single-stepped */
+};
+
+/* The first control-transfer instruction at or after an address. */
+struct swb_ctl {
+	uint64_t addr;          /* of the control instruction */
+	uint64_t next;          /* addr + length */
+	uint64_t target;        /* direct branches */
+	enum swb_kind kind;
+	unsigned insn_id;       /* capstone X86_INS_* (condition of a jcc) */
+	/* indirect operand: a register, or memory [seg:base + index*scale + disp] */
+	bool op_mem;
+	unsigned reg, base, index, seg;  /* capstone x86_reg, 0 when absent */
+	int scale;
+	int64_t disp;
+	bool ret_imm;           /* ret $N */
+	/* The straight-line run before it (from the run's start): how it moves
+	 * the stack pointer, and whether it may write to the stack other than by
+	 * push (only then could it touch a return address). */
+	bool rsp_known;
+	int64_t rsp_delta;
+	bool stack_clean;
+};
+
+/* The control instruction ending the run that starts at addr, read through tid
+ * (cached). Code that cannot be read ends the run as SWB_OTHER: running it faults. */
+const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr);
+
+/* What a thread other than the window's reported while the engine waited: the
+ * caller resumes or records it (the engine waits with waitpid(-1, __WALL)). */
+typedef void (*swb_other_fn)(pid_t pid, int status, void *arg);
+
+struct swb_tracer {
+	swb_other_fn other;
+	void *arg;
+	int max_leaves;         /* debug registers to use, 1..4 (4 by default: 0) */
+	/* After the N branches, run on (the window slides over the branches met
+	 * meanwhile) until the thread is back where the window started, if it
+	 * comes back soon: then the sample ip is as time-weighted as a timer
+	 * sample's, not always a branch target. */
+	bool seek;
+	/* counters: breakpoint stops, single-steps, windows, windows restarted
+	 * by a signal at an ambiguous point, windows that ended where they began */
+	uint64_t stops, steps, windows, restarts, seek_hits;
+};
+
+enum swb_result {
+	SWB_DONE,     /* depth branches collected; the thread is in a ptrace-stop */
+	SWB_EVENT,    /* the thread reported something else (in *status): exit, exec, group-stop */
+	SWB_FAILED,   /* oc_err() set; the thread is in a ptrace-stop if it still exists */
+};
+
+struct swb_window {
+	struct swb_entry *e;    /* oldest first; caller-owned, at least depth entries */
+	int nr;
+	uint64_t taken;         /* branches seen (more than nr when the window slid) */
+	uint64_t ip;            /* where the thread stopped at the end */
+	int status;             /* SWB_EVENT: the wait status to process */
+};
+
+/* tid is in a ptrace-stop (e.g. after PTRACE_INTERRUPT). Collect its next depth
+ * taken branches into w (the last depth ones, with seek), and leave it stopped
+ * after the last one, at w->ip. */
+enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int depth,
+			    struct swb_window *w);
+
+/* Single-step tid once and report the taken branch, if any (for full traces
+ * in tests and where the engine must). 1 taken (in *e), 0 not taken, -1 event
+ * (status in *status) or error. */
+int swb_step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, struct swb_entry *e, int *status);
+
+#endif

@@ -1,0 +1,891 @@
+/* symbols.c — ELF symbols (libelf: .symtab, .dynsym, PLT stubs), DSOs found by
+ * recorded path, build-id or --symfs, per-process maps from MMAP/MMAP2 records,
+ * and kernel symbols from kallsyms when the recorded kernel is the running one.
+ *
+ * Symbol rules follow perf's util/symbol.c and symbol-elf.c: functions only
+ * (STT_FUNC, STT_GNU_IFUNC), zero-sized symbols extended to the next one,
+ * duplicates at one address reduced to the best one (non-zero size, non-weak,
+ * global, fewer leading underscores, longer name), PLT entries named "f@plt".
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols/symbols.h"
+#include "util/util.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+};
+
+struct proc {
+	uint32_t pid;
+	bool used;
+	struct map *maps;          /* sorted by start, non-overlapping */
+	size_t nr, cap;
+};
+
+struct build_id_entry {
+	char *path;
+	uint8_t id[20];
+	uint8_t size;
+};
+
+struct symtab {
+	struct sym_options opts;
+	struct dso **dsos;
+	size_t nr_dsos, cap_dsos;
+	struct proc *procs;        /* open addressing on pid */
+	size_t nr_procs, cap_procs;
+	struct map *kmaps;         /* kernel and module maps, sorted */
+	size_t nr_kmaps, cap_kmaps;
+	struct build_id_entry *bids;
+	size_t nr_bids, cap_bids;
+	struct dso *kernel_dso;    /* [kernel.kallsyms], symbols from kallsyms when allowed */
+	char *strpool_owner;       /* kallsyms text (symbol names point into it) */
+};
+
+/* --- ELF reading ------------------------------------------------------- */
+
+struct sym_build {
+	struct symbol *syms;
+	size_t nr, cap;
+	/* per symbol: binding rank for choosing among duplicates */
+	unsigned char *bind;
+	char **names;              /* owned names */
+	size_t nr_names, cap_names;
+};
+
+static void add_sym(struct sym_build *b, uint64_t start, uint64_t size, const char *name,
+		    unsigned bind)
+{
+	GROW(b->syms, b->cap, b->nr + 1);
+	b->bind = xrealloc(b->bind, b->cap);
+	b->syms[b->nr] = (struct symbol){ start, size, name };
+	b->bind[b->nr] = bind;
+	b->nr++;
+}
+
+static const char *own_name(struct sym_build *b, char *name)
+{
+	GROW(b->names, b->cap_names, b->nr_names + 1);
+	b->names[b->nr_names++] = name;
+	return name;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol(): true when a is better than b. */
+static bool better_symbol(const struct symbol *a, unsigned bind_a, const struct symbol *b,
+			  unsigned bind_b)
+{
+	size_t la, lb;
+	if ((a->size != 0) != (b->size != 0))
+		return a->size != 0;
+	if ((bind_a == STB_WEAK) != (bind_b == STB_WEAK))
+		return bind_b == STB_WEAK;
+	if ((bind_a == STB_GLOBAL) != (bind_b == STB_GLOBAL))
+		return bind_a == STB_GLOBAL;
+	la = leading_underscores(a->name);
+	lb = leading_underscores(b->name);
+	if (la != lb)
+		return la < lb;
+	return strlen(a->name) >= strlen(b->name);
+}
+
+struct sym_sort { struct symbol s; unsigned char bind; };
+
+static int cmp_sym_sort(const void *pa, const void *pb)
+{
+	const struct sym_sort *a = pa, *b = pb;
+	if (a->s.start != b->s.start)
+		return a->s.start < b->s.start ? -1 : 1;
+	return 0;
+}
+
+/* Sort, drop duplicates, give zero-sized symbols the room up to the next one. */
+static void finish_symbols(struct dso *dso, struct sym_build *b)
+{
+	struct sym_sort *v = xcalloc(b->nr ? b->nr : 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < b->nr; i++)
+		v[i] = (struct sym_sort){ b->syms[i], b->bind[i] };
+	qsort(v, b->nr, sizeof(*v), cmp_sym_sort);
+	for (i = 0; i < b->nr; i++) {
+		if (n && v[n - 1].s.start == v[i].s.start) {
+			if (better_symbol(&v[i].s, v[i].bind, &v[n - 1].s, v[n - 1].bind))
+				v[n - 1] = v[i];
+			continue;
+		}
+		v[n++] = v[i];
+	}
+	free(b->syms);
+	free(b->bind);
+	dso->syms = xcalloc(n ? n : 1, sizeof(*dso->syms));
+	for (i = 0; i < n; i++) {
+		dso->syms[i] = v[i].s;
+		if (dso->syms[i].size == 0)
+			dso->syms[i].size = i + 1 < n ? v[i + 1].s.start - v[i].s.start : 4096;
+	}
+	dso->nr_syms = n;
+	free(v);
+}
+
+static bool sym_is_function(const GElf_Sym *sym)
+{
+	unsigned type = GELF_ST_TYPE(sym->st_info);
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_name != 0 &&
+	       sym->st_shndx != SHN_UNDEF;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr_out)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *n;
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		n = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (n && strcmp(n, name) == 0) {
+			if (shdr_out)
+				*shdr_out = shdr;
+			return scn;
+		}
+	}
+	return NULL;
+}
+
+static Elf_Scn *find_section_type(Elf *elf, unsigned type, GElf_Shdr *shdr_out)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, shdr_out) && shdr_out->sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+static void read_symbols(struct sym_build *b, Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr,
+			 size_t *nr_dynsyms)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	if (!data || !shdr->sh_entsize)
+		return;
+	n = shdr->sh_size / shdr->sh_entsize;
+	if (nr_dynsyms)
+		*nr_dynsyms = n;
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		if (!gelf_getsym(data, (int)i, &sym) || !sym_is_function(&sym))
+			continue;
+		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		add_sym(b, sym.st_value, sym.st_size, own_name(b, xstrdup(name)),
+			GELF_ST_BIND(sym.st_info));
+	}
+}
+
+/* PLT stubs: one "name@plt" per .rela.plt entry, as perf's dso__synthesize_plt_symbols. */
+static void read_plt(struct sym_build *b, Elf *elf)
+{
+	GElf_Shdr plt, rela, dynsym;
+	Elf_Scn *plt_scn = find_section(elf, ".plt", &plt);
+	Elf_Scn *rela_scn = find_section(elf, ".rela.plt", &rela);
+	Elf_Scn *sec_scn;
+	GElf_Shdr plt_sec;
+	Elf_Data *rdata, *sdata;
+	Elf_Scn *dyn_scn;
+	uint64_t addr, entsize;
+	size_t i, n;
+
+	if (!plt_scn || !rela_scn)
+		return;
+	dyn_scn = elf_getscn(elf, rela.sh_link);
+	if (!dyn_scn || !gelf_getshdr(dyn_scn, &dynsym))
+		return;
+	rdata = elf_getdata(rela_scn, NULL);
+	sdata = elf_getdata(dyn_scn, NULL);
+	if (!rdata || !sdata || !rela.sh_entsize)
+		return;
+	n = rela.sh_size / rela.sh_entsize;
+	/* With IBT (.plt.sec) the callable stubs live there, one per entry. */
+	sec_scn = find_section(elf, ".plt.sec", &plt_sec);
+	if (sec_scn) {
+		addr = plt_sec.sh_addr;
+		entsize = plt_sec.sh_entsize ? plt_sec.sh_entsize : 16;
+	} else {
+		entsize = plt.sh_entsize ? plt.sh_entsize : 16;
+		addr = plt.sh_addr + entsize;   /* entry 0 is the resolver stub */
+	}
+	for (i = 0; i < n; i++, addr += entsize) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		if (!gelf_getrela(rdata, (int)i, &r) ||
+		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		name = elf_strptr(elf, dynsym.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		add_sym(b, addr, entsize, own_name(b, xasprintf("%s@plt", name)), STB_GLOBAL);
+	}
+}
+
+static size_t read_build_id(Elf *elf, uint8_t id[20])
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0) {
+				size_t sz = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+				memcpy(id, (char *)data->d_buf + desc_off, sz);
+				return sz;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Read loads, symbols and the build-id of path into dso. -1 + oc_err when unreadable. */
+static int load_elf(struct dso *dso, const char *path, uint8_t *file_id, size_t *file_id_size)
+{
+	struct sym_build b = { 0 };
+	GElf_Ehdr ehdr;
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+	size_t i, nph, nr_dynsyms = 0;
+	bool have_text = false;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return oc_err_errno("cannot open %s", path);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return oc_err("%s: not an ELF file", path);
+	}
+	dso->is_pie = ehdr.e_type == ET_DYN;
+	if (elf_getphdrnum(elf, &nph) == 0) {
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			dso->loads = xrealloc(dso->loads, (dso->nr_loads + 1) * sizeof(*dso->loads));
+			dso->loads[dso->nr_loads++] = (struct dso_load){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+			if ((ph.p_flags & PF_X) && !have_text) {
+				dso->text_vaddr = ph.p_vaddr;
+				dso->text_offset = ph.p_offset;
+				have_text = true;
+			}
+		}
+	}
+	*file_id_size = read_build_id(elf, file_id);
+
+	scn = find_section_type(elf, SHT_SYMTAB, &shdr);
+	if (scn)
+		read_symbols(&b, elf, scn, &shdr, NULL);
+	scn = find_section_type(elf, SHT_DYNSYM, &shdr);
+	if (scn && !b.nr)
+		read_symbols(&b, elf, scn, &shdr, &nr_dynsyms);
+	read_plt(&b, elf);
+	finish_symbols(dso, &b);
+	/* names stay owned by the dso: keep the pool in syms' lifetime */
+	dso->name_pool = b.names;
+	dso->nr_name_pool = b.nr_names;
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
+/* --- DSOs -------------------------------------------------------------- */
+
+static struct dso *dso_new(const char *name)
+{
+	struct dso *d = xcalloc(1, sizeof(*d));
+	const char *slash = strrchr(name, '/');
+	d->name = xstrdup(name);
+	d->short_name = xstrdup(slash && slash[1] ? slash + 1 : name);
+	return d;
+}
+
+void dso_free(struct dso *dso)
+{
+	size_t i;
+	if (!dso)
+		return;
+	for (i = 0; i < dso->nr_name_pool; i++)
+		free(dso->name_pool[i]);
+	free(dso->name_pool);
+	free(dso->syms);
+	free(dso->loads);
+	if (dso->di)
+		di_close(dso->di);
+	free(dso->name);
+	free(dso->short_name);
+	free(dso->found_path);
+	free(dso);
+}
+
+struct dso *dso_open_file(const char *path)
+{
+	struct dso *d = dso_new(path);
+	uint8_t id[20];
+	size_t n = 0;
+	if (load_elf(d, path, id, &n) < 0) {
+		dso_free(d);
+		return NULL;
+	}
+	memcpy(d->build_id, id, n);
+	d->build_id_size = (uint8_t)n;
+	d->found_path = xstrdup(path);
+	d->loaded = true;
+	return d;
+}
+
+const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr)
+{
+	size_t lo = 0, hi = dso->nr_syms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (dso->syms[mid].start <= file_addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (file_addr - dso->syms[lo - 1].start < dso->syms[lo - 1].size)
+		return &dso->syms[lo - 1];
+	return NULL;
+}
+
+struct debuginfo *dso_debuginfo(struct dso *dso)
+{
+	if (!dso->di_tried) {
+		dso->di_tried = true;
+		if (dso->found_path && !dso->build_id_mismatch) {
+			dso->di = di_open(dso->found_path);
+			if (dso->di && !di_has_lines(dso->di)) {
+				di_close(dso->di);
+				dso->di = NULL;
+			}
+			oc_err_clear();
+		}
+	}
+	return dso->di;
+}
+
+/* Names that never are files. */
+static bool is_pseudo_name(const char *name)
+{
+	return name[0] == '[' || strcmp(name, "//anon") == 0 || str_starts_with(name, "/anon_hugepage") ||
+	       str_starts_with(name, "/dev/zero") || str_starts_with(name, "/SYSV") ||
+	       str_starts_with(name, "/memfd:");
+}
+
+static void hex_id(const uint8_t *id, size_t n, char *out)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = 0;
+}
+
+static const struct build_id_entry *find_build_id(const struct symtab *st, const char *path)
+{
+	size_t i;
+	for (i = 0; i < st->nr_bids; i++)
+		if (strcmp(st->bids[i].path, path) == 0)
+			return &st->bids[i];
+	return NULL;
+}
+
+/* Candidate files for a DSO, in perf's order: build-id caches, then the path
+ * under --symfs (or as recorded). */
+static char **dso_candidates(const struct symtab *st, const struct dso *d, size_t *n)
+{
+	char **v = xcalloc(6, sizeof(*v));
+	const char *home = getenv("HOME");
+	const char *symfs = st->opts.symfs && *st->opts.symfs ? st->opts.symfs : NULL;
+	char hex[41];
+	size_t k = 0;
+
+	if (d->build_id_size) {
+		hex_id(d->build_id, d->build_id_size, hex);
+		if (home && *home) {
+			v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+			v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s", home, hex, hex + 2);
+		}
+		v[k++] = xasprintf("%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs ? symfs : "",
+				   hex, hex + 2);
+	}
+	if (symfs)
+		v[k++] = xasprintf("%s%s%s", symfs, d->name[0] == '/' ? "" : "/", d->name);
+	else
+		v[k++] = xstrdup(d->name);
+	*n = k;
+	return v;
+}
+
+static void dso_load(struct symtab *st, struct dso *d)
+{
+	char **cand;
+	size_t i, n;
+	bool mismatch_seen = false;
+
+	d->loaded = true;
+	if (d->kernel || is_pseudo_name(d->name))
+		return;
+	cand = dso_candidates(st, d, &n);
+	for (i = 0; i < n; i++) {
+		struct dso probe = { 0 };
+		uint8_t id[20];
+		size_t id_size = 0;
+		if (!is_dir(cand[i]) && access(cand[i], R_OK) == 0 &&
+		    load_elf(&probe, cand[i], id, &id_size) == 0) {
+			if (d->build_id_size && id_size &&
+			    (id_size != d->build_id_size || memcmp(id, d->build_id, id_size) != 0)) {
+				/* like perf: a file with another build-id is not this object */
+				mismatch_seen = true;
+				probe.name = NULL;
+				free(probe.syms);
+				free(probe.loads);
+				for (size_t j = 0; j < probe.nr_name_pool; j++)
+					free(probe.name_pool[j]);
+				free(probe.name_pool);
+				continue;
+			}
+			d->syms = probe.syms;
+			d->nr_syms = probe.nr_syms;
+			d->loads = probe.loads;
+			d->nr_loads = probe.nr_loads;
+			d->text_vaddr = probe.text_vaddr;
+			d->text_offset = probe.text_offset;
+			d->is_pie = probe.is_pie;
+			d->name_pool = probe.name_pool;
+			d->nr_name_pool = probe.nr_name_pool;
+			d->found_path = xstrdup(cand[i]);
+			if (!d->build_id_size) {
+				memcpy(d->build_id, id, id_size);
+				d->build_id_size = (uint8_t)id_size;
+			}
+			break;
+		}
+		oc_err_clear();
+	}
+	if (!d->found_path && mismatch_seen) {
+		d->build_id_mismatch = true;
+		if (!st->opts.quiet)
+			oc_warn("%s: build-id mismatch, not using the file found (symbols unresolved)",
+				d->name);
+	}
+	for (i = 0; i < n; i++)
+		free(cand[i]);
+	free(cand);
+}
+
+static struct dso *find_dso(struct symtab *st, const char *name, bool kernel)
+{
+	struct dso *d;
+	const struct build_id_entry *b;
+	size_t i;
+	for (i = 0; i < st->nr_dsos; i++)
+		if (strcmp(st->dsos[i]->name, name) == 0)
+			return st->dsos[i];
+	d = dso_new(name);
+	d->kernel = kernel;
+	b = find_build_id(st, name);
+	if (b) {
+		memcpy(d->build_id, b->id, b->size);
+		d->build_id_size = b->size;
+	}
+	GROW(st->dsos, st->cap_dsos, st->nr_dsos + 1);
+	st->dsos[st->nr_dsos++] = d;
+	return d;
+}
+
+/* --- session ----------------------------------------------------------- */
+
+struct symtab *symtab_new(const struct sym_options *opts)
+{
+	struct symtab *st = xcalloc(1, sizeof(*st));
+	if (opts)
+		st->opts = *opts;
+	st->cap_procs = 64;
+	st->procs = xcalloc(st->cap_procs, sizeof(*st->procs));
+	return st;
+}
+
+void symtab_free(struct symtab *st)
+{
+	size_t i;
+	if (!st)
+		return;
+	for (i = 0; i < st->nr_dsos; i++)
+		dso_free(st->dsos[i]);
+	free(st->dsos);
+	for (i = 0; i < st->cap_procs; i++)
+		free(st->procs[i].maps);
+	free(st->procs);
+	free(st->kmaps);
+	for (i = 0; i < st->nr_bids; i++)
+		free(st->bids[i].path);
+	free(st->bids);
+	free(st->strpool_owner);
+	free(st);
+}
+
+void symtab_add_build_id(struct symtab *st, const char *path, const uint8_t *id, uint8_t size)
+{
+	struct build_id_entry *e = (struct build_id_entry *)find_build_id(st, path);
+	size_t i;
+	if (size > 20)
+		size = 20;
+	if (!e) {
+		GROW(st->bids, st->cap_bids, st->nr_bids + 1);
+		e = &st->bids[st->nr_bids++];
+		e->path = xstrdup(path);
+	}
+	memcpy(e->id, id, size);
+	e->size = size;
+	/* a DSO already known but not loaded yet takes the id too */
+	for (i = 0; i < st->nr_dsos; i++) {
+		struct dso *d = st->dsos[i];
+		if (!d->loaded && strcmp(d->name, path) == 0) {
+			memcpy(d->build_id, id, size);
+			d->build_id_size = size;
+		}
+	}
+}
+
+static struct proc *get_proc(struct symtab *st, uint32_t pid, bool create)
+{
+	size_t mask, i;
+	if (create && (st->nr_procs + 1) * 2 > st->cap_procs) {
+		struct proc *old = st->procs;
+		size_t oldcap = st->cap_procs, j;
+		st->cap_procs *= 2;
+		st->procs = xcalloc(st->cap_procs, sizeof(*st->procs));
+		for (j = 0; j < oldcap; j++) {
+			if (!old[j].used)
+				continue;
+			i = hash_u64(old[j].pid) & (st->cap_procs - 1);
+			while (st->procs[i].used)
+				i = (i + 1) & (st->cap_procs - 1);
+			st->procs[i] = old[j];
+		}
+		free(old);
+	}
+	mask = st->cap_procs - 1;
+	for (i = hash_u64(pid) & mask; st->procs[i].used; i = (i + 1) & mask)
+		if (st->procs[i].pid == pid)
+			return &st->procs[i];
+	if (!create)
+		return NULL;
+	st->procs[i].used = true;
+	st->procs[i].pid = pid;
+	st->nr_procs++;
+	return &st->procs[i];
+}
+
+/* Insert m into a sorted map list, cutting whatever it overlaps (a new mapping
+ * replaces the old one, as in the kernel). */
+static void insert_map(struct map **maps, size_t *nr, size_t *cap, struct map m)
+{
+	struct map *v;
+	size_t i, out = 0, n = *nr;
+
+	GROW(*maps, *cap, n + 2);
+	v = *maps;
+	struct map *tmp = xcalloc(n + 2, sizeof(*tmp));
+	for (i = 0; i < n; i++) {
+		struct map o = v[i];
+		if (o.end <= m.start || o.start >= m.end) {
+			tmp[out++] = o;
+			continue;
+		}
+		if (o.start < m.start) {
+			struct map left = o;
+			left.end = m.start;
+			tmp[out++] = left;
+		}
+		if (o.end > m.end) {
+			struct map right = o;
+			right.pgoff += m.end - o.start;
+			right.start = m.end;
+			tmp[out++] = right;
+		}
+	}
+	/* place m in order */
+	for (i = 0; i < out && tmp[i].start < m.start; i++)
+		;
+	memmove(&tmp[i + 1], &tmp[i], (out - i) * sizeof(*tmp));
+	tmp[i] = m;
+	out++;
+	memcpy(v, tmp, out * sizeof(*tmp));
+	free(tmp);
+	*nr = out;
+}
+
+void symtab_mmap(struct symtab *st, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		 const char *filename, bool kernel)
+{
+	struct map m = { start, start + len, pgoff, NULL };
+	struct proc *p;
+
+	if (len == 0)
+		return;
+	if (m.end < m.start)
+		m.end = UINT64_MAX;
+	if (kernel || pid == (uint32_t)-1) {
+		/* the kernel text map: [kernel.kallsyms]_text (or _stext) */
+		bool is_kernel_image = str_starts_with(filename, "[kernel.kallsyms]");
+		m.dso = find_dso(st, is_kernel_image ? "[kernel.kallsyms]" : filename, true);
+		if (is_kernel_image) {
+			st->kernel_dso = m.dso;
+			/* perf's kernel map runs from the text start to the top of memory */
+			if (m.start < pgoff && pgoff >> 63)
+				m.start = pgoff;
+			m.end = UINT64_MAX;
+		}
+		insert_map(&st->kmaps, &st->nr_kmaps, &st->cap_kmaps, m);
+		return;
+	}
+	m.dso = find_dso(st, filename, false);
+	p = get_proc(st, pid, true);
+	insert_map(&p->maps, &p->nr, &p->cap, m);
+}
+
+void symtab_fork(struct symtab *st, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent, *child;
+	if (pid == ppid)
+		return;
+	child = get_proc(st, pid, true);
+	parent = get_proc(st, ppid, false);   /* after the possible rehash */
+	child = get_proc(st, pid, false);
+	if (!parent || !parent->nr)
+		return;
+	free(child->maps);
+	child->maps = xcalloc(parent->nr, sizeof(*child->maps));
+	memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
+	child->nr = child->cap = parent->nr;
+}
+
+void symtab_exec(struct symtab *st, uint32_t pid)
+{
+	struct proc *p = get_proc(st, pid, false);
+	if (p)
+		p->nr = 0;
+}
+
+static const struct map *find_map(const struct map *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < v[lo - 1].end)
+		return &v[lo - 1];
+	return NULL;
+}
+
+/* File offset -> the ELF virtual address of the PT_LOAD holding it. */
+static uint64_t offset_to_vaddr(const struct dso *d, uint64_t off)
+{
+	size_t i;
+	for (i = 0; i < d->nr_loads; i++)
+		if (off >= d->loads[i].offset && off < d->loads[i].offset + d->loads[i].filesz)
+			return off - d->loads[i].offset + d->loads[i].vaddr;
+	return off - d->text_offset + d->text_vaddr;
+}
+
+/* --- kernel symbols ---------------------------------------------------- */
+
+int sym_running_kernel_build_id(uint8_t id[20])
+{
+	size_t len, off = 0;
+	char *buf = read_file("/sys/kernel/notes", &len);
+	int ret = 0;
+	if (!buf) {
+		oc_err_clear();
+		return 0;
+	}
+	while (off + 12 <= len) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		off += 12;
+		size_t name_at = off, desc_at = off + ((namesz + 3) & ~3u);
+		if (desc_at + descsz > len)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(buf + name_at, "GNU", 4) == 0) {
+			ret = descsz > 20 ? 20 : (int)descsz;
+			memcpy(id, buf + desc_at, (size_t)ret);
+			break;
+		}
+		off = desc_at + ((descsz + 3) & ~3u);
+	}
+	free(buf);
+	return ret;
+}
+
+static void load_kallsyms(struct symtab *st, struct dso *d, const char *path)
+{
+	struct sym_build b = { 0 };
+	size_t len;
+	char *text = read_file(path, &len), *line, *save = NULL;
+	if (!text) {
+		if (!st->opts.quiet)
+			oc_warn("%s", oc_errmsg());
+		oc_err_clear();
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *name;
+		uint64_t addr = strtoull(line, &end, 16);
+		char type;
+		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = end[1];
+		name = end + 3;
+		if (!(type == 't' || type == 'T' || type == 'w' || type == 'W') || addr == 0)
+			continue;
+		end = strchr(name, '\t');
+		if (end)
+			*end = 0;   /* drop "[module]" */
+		add_sym(&b, addr, 0, name, type == 'T' ? STB_GLOBAL : type == 'W' || type == 'w' ? STB_WEAK : STB_LOCAL);
+	}
+	free(b.names);
+	finish_symbols(d, &b);
+	st->strpool_owner = text;
+	d->found_path = xstrdup(path);
+}
+
+/* The kallsyms rule: only a kernel whose build-id we know to be the running one
+ * (or an explicit --kallsyms file) gets names. */
+static void kernel_load(struct symtab *st, struct dso *d)
+{
+	uint8_t id[20];
+	int n;
+	d->loaded = true;
+	if (st->opts.kallsyms) {
+		load_kallsyms(st, d, st->opts.kallsyms);
+		return;
+	}
+	if (!d->build_id_size)
+		return;
+	n = sym_running_kernel_build_id(id);
+	if (n && n == d->build_id_size && memcmp(id, d->build_id, (size_t)n) == 0)
+		load_kallsyms(st, d, "/proc/kallsyms");
+}
+
+/* --- resolution -------------------------------------------------------- */
+
+void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out)
+{
+	const struct map *m = NULL;
+	struct proc *p;
+
+	memset(out, 0, sizeof(*out));
+	out->level = 'H';
+	out->map_addr = addr;
+	out->file_addr = addr;
+	if (addr >> 63) {
+		m = find_map(st->kmaps, st->nr_kmaps, addr);
+		if (!m)
+			return;
+		out->kernel = true;
+		out->level = 'k';
+		out->dso = m->dso;
+		if (!m->dso->loaded) {
+			if (m->dso == st->kernel_dso)
+				kernel_load(st, m->dso);
+			else
+				m->dso->loaded = true;   /* modules: no symbols without their .ko */
+		}
+		if (m->dso == st->kernel_dso) {
+			out->sym = dso_find_symbol(m->dso, addr);
+			if (out->sym)
+				out->sym_off = addr - out->sym->start;
+		}
+		return;
+	}
+	p = get_proc(st, pid, false);
+	if (p)
+		m = find_map(p->maps, p->nr, addr);
+	if (!m)
+		return;
+	out->level = '.';
+	out->dso = m->dso;
+	out->map_addr = addr - m->start + m->pgoff;
+	if (!m->dso->loaded)
+		dso_load(st, m->dso);
+	if (!m->dso->found_path) {
+		out->file_addr = out->map_addr;
+		return;
+	}
+	out->file_addr = offset_to_vaddr(m->dso, out->map_addr);
+	out->sym = dso_find_symbol(m->dso, out->file_addr);
+	if (out->sym)
+		out->sym_off = out->file_addr - out->sym->start;
+}
+
+/* --- perf script formatting -------------------------------------------- */
+
+void sym_format(const struct addr_loc *loc, bool with_offset, char *buf, size_t size)
+{
+	if (!loc->sym)
+		snprintf(buf, size, "[unknown]");
+	else if (with_offset)
+		snprintf(buf, size, "%s+0x%" PRIx64, loc->sym->name, loc->sym_off);
+	else
+		snprintf(buf, size, "%s", loc->sym->name);
+}
+
+const char *sym_dso_name(const struct addr_loc *loc)
+{
+	return loc->dso ? loc->dso->name : "[unknown]";
+}

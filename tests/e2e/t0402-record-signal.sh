@@ -1,0 +1,29 @@
+# SIGINT/SIGTERM during ocrec record: the workload is stopped, the buffers are
+# drained and the file is complete (perf report reads it); the workload's fate
+# becomes ocrec's exit status and is reported.
+. "$(dirname "$0")/../lib.sh"
+need_cmd perf cc
+export HOME="$TMP/home"
+cc_prog loop "$ROOT/tests/progs/loop.c" || { fail "compile loop.c" "cc failed"; exit 1; }
+cd "$TMP" || exit 1
+
+for sig in INT TERM; do
+	"$OCREC" record -N -e cpu-clock -o $sig.data ./loop 100000000000 >$sig.out 2>&1 &
+	rp=$!
+	sleep 0.6
+	kill -$sig $rp
+	wait $rp; rc=$?
+	check_eq "SIG$sig: ocrec exits 128+SIGTERM (the workload was terminated)" 143 "$rc"
+	check_match "SIG$sig: the workload's end is reported" 'ocrec: \./loop was killed by signal 15' "$(cat $sig.out)"
+	check_match "SIG$sig: summary printed" 'Captured and wrote .* \([1-9][0-9]* samples' "$(cat $sig.out)"
+	perf report -i $sig.data --stdio --sort symbol >$sig.report 2>$sig.report.err
+	check_eq "SIG$sig: perf report reads the file" 0 $?
+	check_match "SIG$sig: samples in foo and main" 'foo' "$(grep -v '^#' $sig.report)"
+	check_eq "SIG$sig: perf reports no problem" "" "$(grep -iE 'error|corrupt|invalid' $sig.report.err)"
+	check_eq "SIG$sig: no loop process left" "" "$(pgrep -f "$TMP/loop|\./loop 100000000000" || true)"
+done
+
+# A workload killed by a signal of its own is reported the same way.
+"$OCREC" record -q -N -e cpu-clock -o self.data sh -c 'kill -SEGV $$' 2>self.out
+check_eq "workload killed by SIGSEGV: exit 139" 139 $?
+check_match "workload killed by SIGSEGV: reported" 'killed by signal 11 \(Segmentation fault\)' "$(cat self.out)"

@@ -1,0 +1,85 @@
+# The software branch sampler's engine is exact: back-to-back windows of N taken
+# branches, collected with breakpoints and decoding, list the very branches a
+# full single-step trace of the same run lists, in order (programs with known
+# control flow: jump table, recursion, indirect calls, loops, signals).
+. "$(dirname "$0")/../lib.sh"
+HELPER=$BUILD/tests/helpers/sampler-trace
+PROGS=$ROOT/tests/progs
+[ -x "$HELPER" ] || { skip sampler-exact "$HELPER is not built"; exit 0; }
+case $(uname -m) in x86_64) ;; *) skip sampler-exact "the software branch sampler decodes x86-64 only"; exit 0 ;; esac
+
+# Static programs start with fewer branches (no dynamic loader); fall back
+# to dynamic ones where libc.a is missing.
+static=-static
+echo 'int main(void){return 0;}' >"$TMP/s.c"
+cc -static -o "$TMP/s" "$TMP/s.c" 2>/dev/null || static=
+cc_prog flow "$PROGS/sampler-flow.c" $static
+cc_prog loop "$PROGS/loop.c" $static
+cc_prog div "$PROGS/div.c" -DITERS=1000 $static
+cc_prog signal "$PROGS/sampler-signal.c" $static
+
+# Trace from main on (the C start-up code is long to single-step); the
+# address is fixed in a static program run without address randomization.
+start_of() {
+	[ -n "$static" ] && nm "$1" | awk '$3 == "main" { print "--start", $1 }'
+}
+
+# exact NAME PROG ARGS...: the windows at several depths equal the full trace.
+exact() {
+	_n=$1; shift
+	_start=$(start_of "$1")
+	"$HELPER" full $_start -- "$@" >"$TMP/$_n.full" 2>/dev/null
+	if [ "$(wc -l <"$TMP/$_n.full")" -lt 100 ]; then
+		fail "$_n full trace" "only $(wc -l <"$TMP/$_n.full") lines"
+		return
+	fi
+	for plan in 1:4 7:1 32:4; do
+		depth=${plan%:*} leaves=${plan#*:}
+		"$HELPER" windows $depth --leaves $leaves $_start -- "$@" >"$TMP/$_n.win" 2>"$TMP/$_n.err"
+		check_files_eq "$_n: windows of $depth ($leaves debug registers) = single-step trace" \
+			"$TMP/$_n.full" "$TMP/$_n.win"
+	done
+}
+
+exact flow "$TMP/flow" 20
+exact loop "$TMP/loop" 100
+exact div "$TMP/div"
+exact signal "$TMP/signal" 300
+
+# Windows that run on to their starting point (as the sampler records them)
+# are still runs of consecutive real branches, in order.
+"$HELPER" windows 32 --seek $(start_of "$TMP/flow") -- "$TMP/flow" 20 >"$TMP/seek.win" 2>/dev/null
+check "windows that seek their starting point are pieces of the trace, in order" \
+	awk 'function place(   p, i) {
+		for (p = at; p + nw - 1 <= n; p++) {
+			for (i = 1; i <= nw && full[p + i - 1] == win[i]; i++);
+			if (i > nw) { at = p + nw; return 1 }
+		}
+		return 0
+	     }
+	     NR == FNR { if (NF == 3) full[++n] = $0; next }
+	     /^--$/ { if (nw && !place()) exit 1; nw = 0; windows++; next }
+	     NF == 3 { win[++nw] = $0 }
+	     BEGIN { at = 1 }
+	     END { exit !(windows > 5) }' "$TMP/flow.full" "$TMP/seek.win"
+
+# A dynamic program from its first instruction: the loader, PLT calls and
+# jump tables (one jumps to the very next instruction: still a taken branch).
+cc_prog flowdyn "$PROGS/sampler-flow.c"
+"$HELPER" full -- "$TMP/flowdyn" 3 >"$TMP/flowdyn.full" 2>/dev/null
+"$HELPER" windows 32 -- "$TMP/flowdyn" 3 >"$TMP/flowdyn.win" 2>/dev/null
+check_files_eq "dynamic flow from exec: windows of 32 = single-step trace" "$TMP/flowdyn.full" "$TMP/flowdyn.win"
+
+# The traces hold the branch kinds the programs were written to have.
+types_of() { awk 'NF == 3 { print $3 }' "$TMP/$1.full" | sort -un | tr '\n' ' '; }
+check_match "flow: conditional, direct and indirect jumps, calls, indirect calls, returns" \
+	'(^| )1 2 3 4 5 6 ' "$(types_of flow)"
+check_match "signal: signal delivery (IRQ) and sigreturn (SYSCALL) entries" '(^| )7 .*12 ' "$(types_of signal)"
+check_eq "signal: the program's exit status is kept (3 handled signals)" "exit 3" "$(tail -n 1 "$TMP/signal.full")"
+check_eq "signal: one handler entry per handled signal" 3 "$(awk '$3 == 12' "$TMP/signal.full" | wc -l)"
+check_eq "flow: exit status 3 kept" "exit 3" "$(tail -n 1 "$TMP/flow.full")"
+
+# loop.c: foo() is called in half of the inner iterations: 5 calls per outer one.
+foo=$(nm "$TMP/loop" | awk '$3 == "foo" { sub(/^0+/, "", $1); print $1 }')
+check_eq "loop: foo() called 5 times per outer iteration (100)" 500 \
+	"$(awk -v f="$foo" '$2 == f && $3 == 4' "$TMP/loop.full" | wc -l)"

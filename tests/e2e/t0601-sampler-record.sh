@@ -1,0 +1,130 @@
+# Recording with the software branch sampler (swbranch_record(), through the
+# sampler-record helper, and through ocrec record -b once the command line
+# offers --branch-sampler): perf reads the file in branch mode, the branch
+# statistics match the programs' known control flow (the article's loop and
+# div.c), the file says the branch stacks are emulated, and the workload
+# behaves as without ocrec (exit status, signals, threads, fork and exec, -p).
+. "$(dirname "$0")/../lib.sh"
+need_cmd perf cc nm
+case $(uname -m) in x86_64) ;; *) skip sampler-record "the software branch sampler decodes x86-64 only"; exit 0 ;; esac
+export HOME="$TMP/home"
+mkdir -p "$HOME"
+HELPER=$BUILD/tests/helpers/sampler-trace
+RECORDER=$BUILD/tests/helpers/sampler-record
+PROGS=$ROOT/tests/progs
+[ -x "$RECORDER" ] || { skip sampler-record "$RECORDER is not built"; exit 0; }
+# The article's compiler branched at div.c:8; gcc 12 -O2 makes it a cmov
+# unless if-conversion is off.
+cc_prog div "$PROGS/div.c" -DITERS=30000000 -fno-if-conversion -fno-if-conversion2 ||
+	{ fail "compile div.c" "cc failed"; exit 1; }
+cc_prog loop "$PROGS/loop.c" || { fail "compile loop.c" "cc failed"; exit 1; }
+cc_prog signal "$PROGS/sampler-signal.c" || { fail "compile sampler-signal.c" "cc failed"; exit 1; }
+cc_prog threads "$PROGS/record-threads.c" -pthread || { fail "compile record-threads.c" "cc failed"; exit 1; }
+cd "$TMP" || exit 1
+REC=$RECORDER
+
+# --- div.c, the article's --branch-history example ---
+$REC -F 1000 -o div.data ./div >div.out 2>&1; rc=$?
+check_eq "div: record exits 0" 0 "$rc"
+check_match "div: perf sees the emulated event" '^task-clock:u \(software branch sampler\)' "$(perf evlist -i div.data 2>/dev/null)"
+check_match "div: attr samples branch stacks (ANY)" 'branch_sample_type: ANY' "$(perf evlist -v -i div.data 2>/dev/null)"
+check_match "div: the header says emulated" 'cpudesc : .*emulated by ocrec' "$(perf report -i div.data --header-only 2>/dev/null)"
+perf script -i div.data -F ip,sym,brstacksym 2>/dev/null >div.script
+n=$(grep -c . div.script)
+check_match "div: perf script reads the samples" '^[1-9][0-9]+$' "$n"
+check_eq "div: every sample has 32 branch entries" "$n" \
+	"$(awk '{ c = 0; for (i = 1; i <= NF; i++) if ($i ~ /\//) c++; if (c == 32) print }' div.script | wc -l)"
+# perf report in branch mode (the BRANCH_STACK feature switches it on).
+perf report -i div.data --stdio --sort symbol_from,symbol_to 2>/dev/null >div.report
+check_match "div: perf report in branch mode" 'Source Symbol +Target Symbol' "$(cat div.report)"
+check_match "div: main -> compute_flag branches" '\[\.\] main +\[\.\] compute_flag' "$(cat div.report)"
+check_match "div: compute_flag -> main branches" '\[\.\] compute_flag +\[\.\] main' "$(cat div.report)"
+# The division at div.c:25 is a hot line (sample ips are where the thread
+# was interrupted, time-weighted like a hardware sample's), and its branch
+# history shows the flag set at div.c:8 just before.
+perf report -i div.data --branch-history --stdio --no-children --sort srcline 2>/dev/null |
+	grep -v '^#' | grep . >div.history
+check "div: --branch-history: the division at div.c:25 is a hot line (>= 10%)" \
+	awk '/^ +[0-9.]+% +div.c:25$/ { p = $1 + 0 } END { exit !(p >= 10) }' div.history
+check_match "div: --branch-history: div.c:8 on the path to div.c:25" 'compute_flag div.c:8' \
+	"$(awk '/^ +[0-9.]+% +div.c:25$/ { on = 1; next } on && /^ +[0-9.]+% / { exit } on' div.history | head -n 6)"
+
+# --- loop.c: foo() is called in half of the iterations ---
+# The share of calls (all to foo) among the taken branches, from the sampled
+# windows and from a full single-step trace of the same program from main:
+# the same, up to sampling noise (each window holds 64 consecutive real
+# branches). 5 calls in the 22 branches of an outer iteration with gcc -O2.
+$REC -F 1000 --lbr-depth 64 -o loop.data ./loop 3000000 >loop.out 2>&1; rc=$?
+check_eq "loop: record exits 0" 0 "$rc"
+perf script -i loop.data -F brstacksym 2>/dev/null | tr ' ' '\n' | grep / >loop.br
+total=$(wc -l <loop.br)
+calls=$(grep -c '^main+0x[0-9a-f]*/foo+0x0/.*/CALL$' loop.br)
+rets=$(grep -c '^foo+0x[0-9a-f]*/main+0x[0-9a-f]*/.*/RET$' loop.br)
+check_eq "loop: every window holds 64 branches" 0 "$((total % 64))"
+check "loop: as many returns from foo as calls, up to window edges ($calls, $rets)" \
+	awk -v c="$calls" -v r="$rets" -v n="$((total / 64))" 'BEGIN { d = c - r; exit !(d <= n && -d <= n && c > 0) }'
+if [ -x "$HELPER" ]; then
+	# Without address randomization a PIE is loaded at 0x555555554000.
+	main=$(nm loop | awk '$3 == "main" { print $1 }')
+	"$HELPER" full --start "$(printf '%x' $((0x555555554000 + 0x$main)))" -- ./loop 200 >loop.full 2>/dev/null
+	want=$(awk 'NF == 3 { n++; if ($3 == 4) c++ } END { if (n) printf "%.4f", c / n }' loop.full)
+	got=$(awk -v c="$calls" -v n="$total" 'BEGIN { if (n) printf "%.4f", c / n }')
+	check "loop: share of calls to foo matches the exact trace ($got vs $want)" \
+		awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(b > 0.1 && d < 0.03 && -d < 0.03) }'
+else
+	skip "loop: exact share" "$HELPER is not built"
+fi
+
+# --- the workload behaves as without ocrec ---
+$REC -q -o exit.data sh -c 'exit 7' >/dev/null 2>&1
+check_eq "exit status of the workload is ocrec's" 7 $?
+./signal 3000 >/dev/null 2>&1; want=$?
+$REC -q -F 2000 -o sig.data ./signal 3000 >/dev/null 2>&1
+check_eq "signals: handled as without ocrec (exit = handled count)" "$want" $?
+$REC -q -F 2000 -o timer.data ./signal 20000000 timer >/dev/null 2>&1
+check_eq "signals: a program under an interval timer runs to its end" 0 $?
+check_match "signals: windows recorded" '^[1-9]' "$(perf script -i timer.data 2>/dev/null | wc -l)"
+$REC -q -F 1000 -o thr.data ./threads 3 30000000 >/dev/null 2>&1
+check_eq "threads: exit 0" 0 $?
+check_match "threads: windows from several threads" '^[2-9]$|^[1-9][0-9]+$' \
+	"$(perf script -i thr.data -F tid 2>/dev/null | sort -u | wc -l)"
+$REC -q -F 1000 -o fork.data sh -c './loop 5000000; ./div; exit 0' >/dev/null 2>&1
+check_eq "fork and exec: exit 0" 0 $?
+check_match "fork and exec: windows in both programs" 'div.*loop|loop.*div' \
+	"$(perf script -i fork.data -F comm 2>/dev/null | sort -u | tr '\n' ' ')"
+# A group-stop stays a stop until SIGCONT, as without ocrec.
+rm -f stopped.pid
+( for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	[ -s stopped.pid ] && sleep 0.3 && kill -CONT "$(cat stopped.pid)" && break
+	sleep 0.1
+  done ) &
+$REC -q -o stop.data sh -c 'echo $$ >stopped.pid; kill -STOP $$; exit 5' >/dev/null 2>&1
+check_eq "group-stop: the workload stops and continues on SIGCONT" 5 $?
+wait
+$REC -q -o none.data ./no-such-program >none.out 2>&1
+check_eq "a missing program: exit 127" 127 $?
+check_match "a missing program: named" 'no-such-program: command not found' "$(cat none.out)"
+check_eq "a missing program: no output file" no "$([ -e none.data ] && echo yes || echo no)"
+
+# -p: attach to a running multi-threaded process, sample every thread, leave it running.
+./threads 3 100000000 >/dev/null 2>&1 &
+pid=$!
+sleep 0.1
+$REC -q -F 1000 -o attach.data -p $pid >/dev/null 2>&1
+check_eq "-p: records until the process ends" 0 $?
+wait $pid
+check_eq "-p: the process ends normally" 0 $?
+check_match "-p: windows from several threads" '^[2-9]$|^[1-9][0-9]+$' \
+	"$(perf script -i attach.data -F tid 2>/dev/null | sort -u | wc -l)"
+check_match "-p: symbols resolve from the synthesized maps" 'thread_work|main_work' \
+	"$(perf script -i attach.data -F ip,sym 2>/dev/null | sort -u | tr '\n' ' ')"
+
+# Through the command line, when it offers the software sampler.
+if "$OCREC" record --help 2>&1 | grep -q branch-sampler; then
+	"$OCREC" record -b --branch-sampler=software -F 1000 -o cli.data ./div >cli.out 2>&1
+	check_eq "ocrec record -b --branch-sampler=software: exit 0" 0 $?
+	check_match "ocrec record: the summary says the branch stacks are emulated" 'software branch sampler|emulated' "$(cat cli.out)"
+	check_match "ocrec record: branch stacks in the file" 'branch_sample_type: ANY' "$(perf evlist -v -i cli.data 2>/dev/null)"
+else
+	skip "ocrec record --branch-sampler=software" "the command line does not offer it yet"
+fi

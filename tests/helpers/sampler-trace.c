@@ -1,0 +1,150 @@
+/* sampler-trace — drive the software sampler's ptrace engine on a program, for
+ * the exactness tests: "full" single-steps every instruction and prints every
+ * taken branch; "windows DEPTH" collects back-to-back windows with the engine
+ * and prints their branches. For a deterministic program both lists must be
+ * identical (address randomization is off for the child).
+ * Usage: sampler-trace full|windows DEPTH [--leaves N] [--seek] [--start ADDR] -- PROG [ARGS...]
+ * --start: run freely up to ADDR (hex, e.g. main) before tracing.
+ * --seek: windows run on to their starting point (they slide); a "--" line
+ * then ends each window, which is then only a piece of the full trace.
+ * Prints "from to type" lines (hex), then "exit N" and, on stderr, counters. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sampler/swtrace.h"
+#include "util/util.h"
+
+static void print_entry(const struct swb_entry *e)
+{
+	printf("%" PRIx64 " %" PRIx64 " %u\n", e->from, e->to, e->type);
+}
+
+/* Resume whatever other thread reports (the helper traces one thread). */
+static void other(pid_t pid, int status, void *arg)
+{
+	(void)arg;
+	if (WIFSTOPPED(status))
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)(status >> 16 ? 0 : WSTOPSIG(status)));
+}
+
+/* Let the program run to addr with a debug-register breakpoint. */
+static int run_to(pid_t pid, uint64_t addr)
+{
+	size_t dr = offsetof(struct user, u_debugreg);
+	int status;
+
+	if (ptrace(PTRACE_POKEUSER, pid, (void *)dr, (void *)(uintptr_t)addr) < 0 ||
+	    ptrace(PTRACE_POKEUSER, pid, (void *)(dr + 7 * 8), (void *)1) < 0 ||
+	    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP)
+		return -1;
+	return ptrace(PTRACE_POKEUSER, pid, (void *)(dr + 7 * 8), NULL) < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct swb_tracer t = { .other = other };
+	struct swb_space *sp;
+	bool full;
+	int depth = 0, status, argi = 2;
+	uint64_t start = 0;
+	pid_t pid;
+
+	if (argc < 4)
+		goto usage;
+	full = strcmp(argv[1], "full") == 0;
+	if (!full) {
+		if (strcmp(argv[1], "windows") != 0)
+			goto usage;
+		depth = atoi(argv[2]);
+		argi = 3;
+	}
+	if (argi + 1 < argc && strcmp(argv[argi], "--leaves") == 0) {
+		t.max_leaves = atoi(argv[argi + 1]);
+		argi += 2;
+	}
+	if (argi < argc && strcmp(argv[argi], "--seek") == 0) {
+		t.seek = true;
+		argi++;
+	}
+	if (argi + 1 < argc && strcmp(argv[argi], "--start") == 0) {
+		start = strtoull(argv[argi + 1], NULL, 16);
+		argi += 2;
+	}
+	if (argi >= argc || strcmp(argv[argi], "--") != 0 || argi + 1 >= argc)
+		goto usage;
+	argi++;
+
+	pid = fork();
+	if (pid == 0) {
+		personality(ADDR_NO_RANDOMIZE);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execvp(argv[argi], argv + argi);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
+		fprintf(stderr, "sampler-trace: %s did not start\n", argv[argi]);
+		return 2;
+	}
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(uintptr_t)PTRACE_O_EXITKILL);
+	if (start && run_to(pid, start) < 0) {
+		fprintf(stderr, "sampler-trace: %s did not reach 0x%" PRIx64 "\n", argv[argi], start);
+		return 2;
+	}
+	sp = swb_space_new();
+	if (!sp) {
+		fprintf(stderr, "sampler-trace: %s\n", oc_errmsg());
+		return 2;
+	}
+	if (full) {
+		struct swb_entry e;
+		int rc;
+
+		while ((rc = swb_step(&t, sp, pid, &e, &status)) >= 0)
+			if (rc == 1)
+				print_entry(&e);
+	} else {
+		struct swb_window w = { .e = xcalloc((size_t)depth, sizeof(struct swb_entry)) };
+		enum swb_result r;
+		int i;
+
+		do {
+			r = swb_collect(&t, sp, pid, depth, &w);
+			for (i = 0; i < w.nr; i++)
+				print_entry(&w.e[i]);
+			if (t.seek)
+				printf("--\n");
+			status = w.status;
+		} while (r == SWB_DONE);
+		if (r == SWB_FAILED)
+			fprintf(stderr, "sampler-trace: %s\n", oc_errmsg());
+		free(w.e);
+	}
+	/* Whatever ended the trace, let the program finish and report its status. */
+	while (!WIFEXITED(status) && !WIFSIGNALED(status)) {
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, pid, NULL,
+			       (void *)(uintptr_t)(status >> 16 ? 0 : WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status)));
+		if (waitpid(pid, &status, __WALL) < 0)
+			break;
+	}
+	printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	fprintf(stderr, "windows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64 "\n",
+		t.windows, t.stops, t.steps, t.restarts);
+	swb_space_free(sp);
+	return 0;
+usage:
+	fprintf(stderr, "usage: sampler-trace full|windows DEPTH [--leaves N] -- PROG [ARGS...]\n");
+	return 2;
+}
