@@ -11,6 +11,9 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
 PKGS     := jansson libcurl libelf libdw capstone libzstd
+# Linked normally; libcurl, libcapstone and libpfm4 are loaded on first use
+# (src/dlib/dlib.h, src/events/download.c): they cost milliseconds at start-up.
+LINKED_PKGS := jansson libelf libdw libzstd
 
 ifeq ($(SANITIZE),1)
 BUILD    ?= build-san
@@ -25,11 +28,11 @@ ifeq ($(WERROR),1)
 WARN     += -Werror
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(LINKED_PKGS) 2>/dev/null)
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -Isrc $(PKG_CFLAGS) \
-              -DOCREC_VERSION='"$(VERSION)"' -DOCREC_DATADIR='"$(PREFIX)/share/ocrec"' -MMD -MP
-LDLIBS   := $(PKG_LIBS) -lpfm -lpthread -lm
+              -DOCREC_VERSION='"$(VERSION)"' -MMD -MP
+LDLIBS   := $(PKG_LIBS) -ldl -lpthread -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # The library: every module below src/ except the command-line front end.
@@ -54,6 +57,9 @@ ocrec: $(BUILD)/ocrec
 
 $(BUILD)/ocrec: $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+# builtin.c embeds the built-in event table with .incbin (make runs at the top).
+$(BUILD)/src/events/builtin.o: events/intel-architectural.json
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -87,10 +93,9 @@ fuzz: $(LIB)
 	    $(filter-out src/cli/%,$(LIB_SRC)) $(LDLIBS)
 
 install: ocrec
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ocrec/events \
+	install -d $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(BUILD)/ocrec $(DESTDIR)$(PREFIX)/bin/ocrec
-	install -m 644 events/*.json $(DESTDIR)$(PREFIX)/share/ocrec/events/
 	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/)
 	$(if $(wildcard contrib/ocrec.bash),install -m 644 contrib/ocrec.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ocrec)
 

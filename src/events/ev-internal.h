@@ -77,6 +77,11 @@ void ev_table_free(struct ev_table *t);
 /* Add the events of one perfmon/pmu-events JSON file. uncore: the table for
  * rows with a Unit (NULL: those rows are skipped). 0, or -1 + oc_err(). */
 int ev_table_add_json(struct ev_table *core, struct ev_table *uncore, const char *path);
+/* The built-in table (events/intel-architectural.json), embedded by builtin.c. */
+#define BUILTIN_EVENTS_NAME "intel-architectural.json"
+extern const char ocrec_builtin_events[];
+/* A table held in memory (the built-in one); name is used in messages. */
+int ev_table_add_json_text(struct ev_table *core, const char *name, const char *text);
 /* Add OFFCORE_RESPONSE.<REQ>.<RESP> events from an offcore matrix file. */
 int ev_table_add_matrix(struct ev_table *core, const char *path);
 /* PERF_METRICS.* and TOPDOWN.SLOTS as the kernel's topdown aliases, when the table has TOPDOWN.SLOTS. */

@@ -228,18 +228,12 @@ static int add_row(struct ev_table *core, struct ev_table *uncore, const char *p
 	return 0;
 }
 
-static json_t *load_rows(const char *path)
+/* The event rows of a parsed table: the current layout (an object with
+ * "Events") or the older plain array. */
+static json_t *table_rows(json_t *root, const char *name)
 {
-	json_error_t jerr;
-	json_t *root = json_load_file(path, JSON_DECODE_ANY, &jerr), *events;
+	json_t *events;
 
-	if (!root) {
-		if (!file_exists(path))
-			oc_err_errno("%s", path);
-		else
-			oc_err("%s:%d: not a valid JSON event table: %s", path, jerr.line, jerr.text);
-		return NULL;
-	}
 	if (json_is_object(root) && (events = json_object_get(root, "Events")) && json_is_array(events)) {
 		json_incref(events);
 		json_decref(root);
@@ -248,15 +242,30 @@ static json_t *load_rows(const char *path)
 	if (!json_is_array(root)) {
 		json_decref(root);
 		oc_err("%s: not an event table (neither an array of events nor an object with \"Events\")",
-		       path);
+		       name);
 		return NULL;
 	}
 	return root;
 }
 
-int ev_table_add_json(struct ev_table *core, struct ev_table *uncore, const char *path)
+static json_t *load_rows(const char *path)
 {
-	json_t *rows = load_rows(path), *row;
+	json_error_t jerr;
+	json_t *root = json_load_file(path, JSON_DECODE_ANY, &jerr);
+
+	if (!root) {
+		if (!file_exists(path))
+			oc_err_errno("%s", path);
+		else
+			oc_err("%s:%d: not a valid JSON event table: %s", path, jerr.line, jerr.text);
+		return NULL;
+	}
+	return table_rows(root, path);
+}
+
+static int add_rows(struct ev_table *core, struct ev_table *uncore, const char *name, json_t *rows)
+{
+	json_t *row;
 	size_t i;
 
 	if (!rows)
@@ -264,17 +273,32 @@ int ev_table_add_json(struct ev_table *core, struct ev_table *uncore, const char
 	json_array_foreach(rows, i, row) {
 		if (!json_is_object(row))
 			continue;
-		if (add_row(core, uncore, path, row) < 0) {
+		if (add_row(core, uncore, name, row) < 0) {
 			json_decref(rows);
 			return -1;
 		}
 	}
 	json_decref(rows);
 	if (!core->path)
-		core->path = xstrdup(path);
+		core->path = xstrdup(name);
 	if (uncore && !uncore->path && uncore->nr)
-		uncore->path = xstrdup(path);
+		uncore->path = xstrdup(name);
 	return 0;
+}
+
+int ev_table_add_json(struct ev_table *core, struct ev_table *uncore, const char *path)
+{
+	return add_rows(core, uncore, path, load_rows(path));
+}
+
+int ev_table_add_json_text(struct ev_table *core, const char *name, const char *text)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, JSON_DECODE_ANY, &jerr);
+
+	if (!root)
+		return oc_err("%s:%d: not a valid JSON event table: %s", name, jerr.line, jerr.text);
+	return add_rows(core, NULL, name, table_rows(root, name));
 }
 
 struct matrix_part {

@@ -288,33 +288,6 @@ static int load_mapfile_tree(struct ev_context *ctx, const char *root, struct ev
 
 /* --- the built-in architectural table ----------------------------------- */
 
-static char *builtin_dir(void)
-{
-	char exe[PATH_MAX], *slash, *dir;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	static const char *const rel[] = { "/../events", "/../../events" };
-	size_t i;
-
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			for (i = 0; i < ARRAY_SIZE(rel); i++) {
-				dir = xasprintf("%s%s", exe, rel[i]);
-				if (is_dir(dir))
-					return dir;
-				free(dir);
-			}
-		}
-	}
-	dir = xasprintf("%s/events", OCREC_DATADIR);
-	if (is_dir(dir))
-		return dir;
-	free(dir);
-	return NULL;
-}
-
 /* CPUID.0AH:EBX bit of an architectural event (SDM vol. 3B, "Architectural
  * Performance Monitoring"), -1 when the encoding is not architectural. */
 static int arch_event_bit(const struct ev_rec *r)
@@ -359,23 +332,17 @@ static uint32_t arch_events_present(struct ev_context *ctx, const char *cpuid_pa
 
 static int load_builtin(struct ev_context *ctx, struct ev_tables *ts, const char *cpuid_path)
 {
-	char *dir = builtin_dir();
 	struct ev_table *t, *all;
 	uint32_t present, i;
-	int ret;
 
-	if (!dir)
-		return 1;
 	all = ev_table_new("cpu");
-	ret = add_json_dir(ts, all, NULL, dir);
-	if (ret < 0) {
+	if (ev_table_add_json_text(all, BUILTIN_EVENTS_NAME, ocrec_builtin_events) < 0) {
 		ev_table_free(all);
-		free(dir);
 		return -1;
 	}
 	present = arch_events_present(ctx, cpuid_path);
 	t = tables_get(ts, ctx->cpu.hybrid ? "cpu_core" : "cpu");
-	t->path = xasprintf("%s (built-in)", dir);
+	t->path = xstrdup(BUILTIN_EVENTS_NAME " (built-in)");
 	for (i = 0; i < all->nr; i++) {
 		int bit = arch_event_bit(&all->recs[i]);
 		struct ev_rec *r;
@@ -395,7 +362,6 @@ static int load_builtin(struct ev_context *ctx, struct ev_tables *ts, const char
 #undef MOVE
 	}
 	ev_table_free(all);
-	free(dir);
 	return 0;
 }
 

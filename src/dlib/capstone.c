@@ -1,0 +1,85 @@
+/* capstone.c — the part of libcapstone's API ocrec uses, loaded on first use
+ * (dlib.h says why). A missing library makes cs_open() fail like an
+ * unsupported architecture, which callers already report. */
+#include <capstone/capstone.h>
+#include <pthread.h>
+
+#include "dlib/dlib.h"
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*close)(csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	cs_insn *(*malloc)(csh);
+	void (*free)(cs_insn *, size_t);
+	bool (*insn_group)(csh, const cs_insn *, unsigned int);
+	cs_err (*regs_access)(csh, const cs_insn *, cs_regs, uint8_t *, cs_regs, uint8_t *);
+} cs;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+
+static void cs_load(void)
+{
+	static const char *const names[] = { "libcapstone.so.4", "libcapstone.so", NULL };
+	void *h = dlib_open(names, "libcapstone4");
+
+	if (!h)
+		return;
+	*(void **)&cs.close = dlib_sym(h, "cs_close");
+	*(void **)&cs.option = dlib_sym(h, "cs_option");
+	*(void **)&cs.disasm_iter = dlib_sym(h, "cs_disasm_iter");
+	*(void **)&cs.malloc = dlib_sym(h, "cs_malloc");
+	*(void **)&cs.free = dlib_sym(h, "cs_free");
+	*(void **)&cs.insn_group = dlib_sym(h, "cs_insn_group");
+	*(void **)&cs.regs_access = dlib_sym(h, "cs_regs_access");
+	/* set last: cs_open() succeeding means every other entry is there */
+	if (cs.close && cs.option && cs.disasm_iter && cs.malloc && cs.free && cs.insn_group &&
+	    cs.regs_access)
+		*(void **)&cs.open = dlib_sym(h, "cs_open");
+}
+
+/* Every other function needs a handle from cs_open(), so only it loads. */
+cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)
+{
+	pthread_once(&cs_once, cs_load);
+	return cs.open ? cs.open(arch, mode, handle) : CS_ERR_ARCH;
+}
+
+cs_err cs_close(csh *handle)
+{
+	return cs.close ? cs.close(handle) : CS_ERR_CSH;
+}
+
+cs_err cs_option(csh handle, cs_opt_type type, size_t value)
+{
+	return cs.option ? cs.option(handle, type, value) : CS_ERR_CSH;
+}
+
+bool cs_disasm_iter(csh handle, const uint8_t **code, size_t *size, uint64_t *address, cs_insn *insn)
+{
+	return cs.disasm_iter && cs.disasm_iter(handle, code, size, address, insn);
+}
+
+cs_insn *cs_malloc(csh handle)
+{
+	return cs.malloc ? cs.malloc(handle) : NULL;
+}
+
+void cs_free(cs_insn *insn, size_t count)
+{
+	if (cs.free)
+		cs.free(insn, count);
+}
+
+bool cs_insn_group(csh handle, const cs_insn *insn, unsigned int group_id)
+{
+	return cs.insn_group && cs.insn_group(handle, insn, group_id);
+}
+
+cs_err cs_regs_access(csh handle, const cs_insn *insn, cs_regs regs_read, uint8_t *regs_read_count,
+		      cs_regs regs_write, uint8_t *regs_write_count)
+{
+	return cs.regs_access ? cs.regs_access(handle, insn, regs_read, regs_read_count, regs_write,
+					       regs_write_count)
+			      : CS_ERR_CSH;
+}

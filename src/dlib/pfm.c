@@ -1,0 +1,83 @@
+/* pfm.c — the part of libpfm4's API ocrec uses, loaded on first use (dlib.h
+ * says why). A missing library makes pfm_initialize() fail, which callers
+ * already report. */
+#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
+
+#include "dlib/dlib.h"
+
+static struct {
+	pfm_err_t (*initialize)(void);
+	void (*terminate)(void);
+	const char *(*strerror)(int);
+	pfm_err_t (*get_pmu_info)(pfm_pmu_t, pfm_pmu_info_t *);
+	int (*get_event_next)(int);
+	int (*find_event)(const char *);
+	pfm_err_t (*get_event_info)(int, pfm_os_t, pfm_event_info_t *);
+	pfm_err_t (*get_os_event_encoding)(const char *, int, pfm_os_t, void *);
+} pfm;
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+
+static void pfm_load(void)
+{
+	static const char *const names[] = { "libpfm.so.4", "libpfm.so", NULL };
+	void *h = dlib_open(names, "libpfm4");
+
+	if (!h)
+		return;
+	*(void **)&pfm.terminate = dlib_sym(h, "pfm_terminate");
+	*(void **)&pfm.strerror = dlib_sym(h, "pfm_strerror");
+	*(void **)&pfm.get_pmu_info = dlib_sym(h, "pfm_get_pmu_info");
+	*(void **)&pfm.get_event_next = dlib_sym(h, "pfm_get_event_next");
+	*(void **)&pfm.find_event = dlib_sym(h, "pfm_find_event");
+	*(void **)&pfm.get_event_info = dlib_sym(h, "pfm_get_event_info");
+	*(void **)&pfm.get_os_event_encoding = dlib_sym(h, "pfm_get_os_event_encoding");
+	/* set last: pfm_initialize() succeeding means every other entry is there */
+	if (pfm.terminate && pfm.strerror && pfm.get_pmu_info && pfm.get_event_next &&
+	    pfm.find_event && pfm.get_event_info && pfm.get_os_event_encoding)
+		*(void **)&pfm.initialize = dlib_sym(h, "pfm_initialize");
+}
+
+/* Every other function needs pfm_initialize() first, so only it loads. */
+pfm_err_t pfm_initialize(void)
+{
+	pthread_once(&pfm_once, pfm_load);
+	return pfm.initialize ? pfm.initialize() : PFM_ERR_NOINIT;
+}
+
+void pfm_terminate(void)
+{
+	if (pfm.terminate)
+		pfm.terminate();
+}
+
+const char *pfm_strerror(int code)
+{
+	return pfm.strerror ? pfm.strerror(code) : "libpfm4 is not loaded";
+}
+
+pfm_err_t pfm_get_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *output)
+{
+	return pfm.get_pmu_info ? pfm.get_pmu_info(p, output) : PFM_ERR_NOINIT;
+}
+
+int pfm_get_event_next(int idx)
+{
+	return pfm.get_event_next ? pfm.get_event_next(idx) : -1;
+}
+
+int pfm_find_event(const char *str)
+{
+	return pfm.find_event ? pfm.find_event(str) : PFM_ERR_NOINIT;
+}
+
+pfm_err_t pfm_get_event_info(int idx, pfm_os_t os, pfm_event_info_t *output)
+{
+	return pfm.get_event_info ? pfm.get_event_info(idx, os, output) : PFM_ERR_NOINIT;
+}
+
+pfm_err_t pfm_get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os, void *args)
+{
+	return pfm.get_os_event_encoding ? pfm.get_os_event_encoding(str, dfl_plm, os, args)
+					 : PFM_ERR_NOINIT;
+}
