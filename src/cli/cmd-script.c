@@ -1,13 +1,74 @@
-/* ocrec script — not implemented yet (its issue is open). */
+/* ocrec script — samples one per line, as perf script prints them. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "perfdata/perfdata.h"
+#include "script/script.h"
+
+static const char usage[] =
+	"usage: ocrec script [-i FILE] [-F FIELDS] [--header | --header-only]\n"
+	"\n"
+	"Print the samples of a perf.data file (ocrec's or perf's, file or pipe mode) one per\n"
+	"line, byte for byte as perf 6.1's 'perf script -F FIELDS' prints them, so tools that read\n"
+	"perf script text (llvm-profgen --perfscript, BOLT, flame-graph scripts) read it.\n"
+	"\n"
+	"  -i, --input FILE   the perf.data file (default perf.data; - reads a pipe-mode stream\n"
+	"                     from standard input)\n"
+	"  -F, --fields LIST  comma-separated: comm,tid,pid,time,cpu,period,event,ip,addr,brstack\n"
+	"                     (default: comm,tid,cpu,time,period,event,ip, and brstack when the\n"
+	"                     samples carry branch stacks)\n"
+	"      --header       print the header before the samples\n"
+	"      --header-only  print only the header, like 'perf report --header-only'\n";
+
+enum { OPT_HEADER = OPT_FIRST_LOCAL, OPT_HEADER_ONLY };
 
 int cmd_script(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: ocrec script ...\n");
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "fields", required_argument, NULL, 'F' },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		GLOBAL_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *input = "perf.data", *field_spec = NULL;
+	bool header = false, header_only = false;
+	struct pd_reader *r;
+	unsigned fields = 0;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "hi:F:", opts, NULL)) != -1) {
+		if (global_option(c, optarg))
+			continue;
+		switch (c) {
+		case 'i': input = optarg; break;
+		case 'F': field_spec = optarg; break;
+		case OPT_HEADER: header = true; break;
+		case OPT_HEADER_ONLY: header_only = true; break;
+		case 'h': return cli_help(usage);
+		default: return cli_bad_usage("script");
+		}
+	}
+	if (optind < argc)
+		return cli_error("script: unexpected argument '%s' (see 'ocrec script --help')", argv[optind]);
+	if (field_spec && script_parse_fields(field_spec, &fields) < 0)
+		return cli_fail();
+	r = pd_open(input);
+	if (!r)
+		return cli_fail();
+	if (header || header_only)
+		script_print_header(strcmp(input, "-") ? input : NULL, pd_get_info(r), stdout);
+	if (header_only) {
+		pd_close(r);
 		return 0;
 	}
-	return cli_not_yet("script");
+	if (!field_spec)
+		fields = script_default_fields(pd_get_info(r));
+	ret = script_print_samples(r, fields, stdout);
+	pd_close(r);
+	if (fflush(stdout) != 0 || ret < 0)
+		return ret < 0 ? cli_fail() : cli_error("script: write error on standard output");
+	return 0;
 }

@@ -1,0 +1,482 @@
+/* script.c — samples one per line, byte for byte as perf 6.1's `perf script`
+ * prints the same fields (tools/perf/builtin-script.c), so that tools which
+ * parse perf script text (llvm-profgen, BOLT, flame-graph scripts) read it. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script/script.h"
+#include "util/util.h"
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} field_names[] = {
+	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "time", SF_TIME },
+	{ "cpu", SF_CPU }, { "period", SF_PERIOD }, { "event", SF_EVENT }, { "ip", SF_IP },
+	{ "addr", SF_ADDR }, { "brstack", SF_BRSTACK },
+};
+
+int script_parse_fields(const char *spec, unsigned *fields)
+{
+	size_t n, i, j;
+	char **v = str_split(spec, ',', &n);
+	struct strbuf known = STRBUF_INIT;
+
+	*fields = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < ARRAY_SIZE(field_names); j++)
+			if (!strcmp(v[i], field_names[j].name))
+				break;
+		if (j == ARRAY_SIZE(field_names)) {
+			for (j = 0; j < ARRAY_SIZE(field_names); j++)
+				sb_printf(&known, "%s%s", j ? "," : "", field_names[j].name);
+			oc_err("-F %s: unknown or unsupported field '%s' (fields: %s)", spec, v[i], sb_str(&known));
+			sb_free(&known);
+			strv_free(v);
+			return -1;
+		}
+		*fields |= field_names[j].bit;
+	}
+	strv_free(v);
+	if (!*fields)
+		return oc_err("-F: no fields given");
+	return 0;
+}
+
+unsigned script_default_fields(const struct pd_info *info)
+{
+	unsigned f = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP;
+	size_t i;
+
+	for (i = 0; i < info->nr_attrs; i++)
+		if (info->attrs[i].attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+			f |= SF_BRSTACK;
+	return f;
+}
+
+/* --- event names, as perf's evsel__name() derives them without EVENT_DESC --- */
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+
+/* evsel__add_modifiers() of perf 6.1 */
+static void add_modifiers(struct strbuf *sb, const struct perf_event_attr *a)
+{
+	bool colon = false, guest_default = false;
+#define MOD(excl, c) do { if (!(excl)) { sb_puts(sb, colon ? "" : ":"); colon = true; sb_putc(sb, c); } } while (0)
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		MOD(a->exclude_kernel, 'k');
+		MOD(a->exclude_user, 'u');
+		MOD(a->exclude_hv, 'h');
+		guest_default = true;
+	}
+	if (a->precise_ip) {
+		sb_puts(sb, colon ? "" : ":");
+		colon = true;
+		sb_add(sb, "ppp", a->precise_ip);
+		guest_default = true;
+	}
+	if (a->exclude_host || a->exclude_guest == guest_default) {
+		MOD(a->exclude_host, 'H');
+		MOD(a->exclude_guest, 'G');
+	}
+#undef MOD
+}
+
+static char *event_name(const struct pd_attr *pa)
+{
+	const struct perf_event_attr *a = &pa->attr;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (pa->name)
+		return xstrdup(pa->name);
+	if (a->type == PERF_TYPE_HARDWARE && a->config < ARRAY_SIZE(hw_names))
+		sb_puts(&sb, hw_names[a->config]);
+	else if (a->type == PERF_TYPE_SOFTWARE && a->config < ARRAY_SIZE(sw_names))
+		sb_puts(&sb, sw_names[a->config]);
+	else if (a->type == PERF_TYPE_RAW)
+		sb_printf(&sb, "raw 0x%" PRIx64, (uint64_t)a->config);
+	else
+		sb_printf(&sb, "unknown attr type: %u", a->type);
+	add_modifiers(&sb, a);
+	return sb_detach(&sb);
+}
+
+/* --- thread names ------------------------------------------------------------- */
+
+struct comm_map {
+	struct { uint32_t tid; char *comm; } *slots;
+	size_t cap, nr;   /* open addressing, cap a power of two */
+};
+
+static size_t comm_slot(const struct comm_map *m, uint32_t tid)
+{
+	size_t i = hash_u64(tid) & (m->cap - 1);
+
+	while (m->slots[i].comm && m->slots[i].tid != tid)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static const char *comm_get(const struct comm_map *m, uint32_t tid)
+{
+	return m->cap ? m->slots[comm_slot(m, tid)].comm : NULL;
+}
+
+static void comm_set(struct comm_map *m, uint32_t tid, const char *comm)
+{
+	size_t i;
+
+	if ((m->nr + 1) * 2 > m->cap) {
+		struct comm_map bigger = { NULL, m->cap ? m->cap * 2 : 64, 0 };
+		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].comm) {
+				size_t j = comm_slot(&bigger, m->slots[i].tid);
+				bigger.slots[j] = m->slots[i];
+				bigger.nr++;
+			}
+		free(m->slots);
+		*m = bigger;
+	}
+	i = comm_slot(m, tid);
+	if (m->slots[i].comm)
+		free(m->slots[i].comm);
+	else
+		m->nr++;
+	m->slots[i].tid = tid;
+	m->slots[i].comm = xstrdup(comm);
+}
+
+static void comm_free(struct comm_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		free(m->slots[i].comm);
+	free(m->slots);
+}
+
+/* --- process maps: perf prints a user call-chain frame as an offset in its
+ * object (map->map_ip()), so frames need the maps of the process --------- */
+
+struct map_range {
+	uint64_t start, end, pgoff;
+	bool identity;      /* anonymous memory, heap, stack: perf maps those 1:1 */
+};
+
+struct proc_maps {
+	uint32_t pid;
+	struct map_range *v;
+	size_t nr, cap;
+};
+
+struct maps_table {
+	struct proc_maps *procs;
+	size_t nr, cap;
+};
+
+static struct proc_maps *maps_of(struct maps_table *t, uint32_t pid, bool create)
+{
+	size_t i;
+
+	for (i = t->nr; i-- > 0;)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	if (!create)
+		return NULL;
+	GROW(t->procs, t->cap, t->nr + 1);
+	memset(&t->procs[t->nr], 0, sizeof(t->procs[t->nr]));
+	t->procs[t->nr].pid = pid;
+	return &t->procs[t->nr++];
+}
+
+static void maps_add(struct maps_table *t, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *name)
+{
+	struct proc_maps *pm = maps_of(t, pid, true);
+	bool identity = !strncmp(name, "//anon", 6) || !strncmp(name, "/dev/zero", 9) ||
+			!strncmp(name, "/anon_hugepage", 14) || !strncmp(name, "[stack", 6) ||
+			!strcmp(name, "[heap]") || !strcmp(name, "[vsyscall]");
+
+	GROW(pm->v, pm->cap, pm->nr + 1);
+	pm->v[pm->nr++] = (struct map_range){ start, start + len, pgoff, identity };
+}
+
+static void maps_fork(struct maps_table *t, uint32_t pid, uint32_t ppid)
+{
+	struct proc_maps *parent = maps_of(t, ppid, false), *child;
+
+	if (!parent || pid == ppid)
+		return;
+	child = maps_of(t, pid, true);
+	parent = maps_of(t, ppid, false);   /* the array may have moved */
+	child->nr = 0;
+	GROW(child->v, child->cap, parent->nr);
+	memcpy(child->v, parent->v, parent->nr * sizeof(*parent->v));
+	child->nr = parent->nr;
+}
+
+static uint64_t maps_map_ip(struct maps_table *t, uint32_t pid, uint64_t ip)
+{
+	struct proc_maps *pm = maps_of(t, pid, false);
+	size_t i;
+
+	if (!pm)
+		return ip;
+	for (i = pm->nr; i-- > 0;)   /* the newest mapping of an address wins */
+		if (ip >= pm->v[i].start && ip < pm->v[i].end)
+			return pm->v[i].identity ? ip : ip - pm->v[i].start + pm->v[i].pgoff;
+	return ip;
+}
+
+static void maps_free(struct maps_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free(t->procs[i].v);
+	free(t->procs);
+}
+
+/* --- samples ---------------------------------------------------------------- */
+
+struct printer {
+	struct pd_reader *r;
+	unsigned fields;
+	FILE *out;
+	struct comm_map comms;
+	struct maps_table maps;
+	char **names;          /* per attr, made when first needed (pipe mode) */
+	size_t nr_names;
+	int name_width;
+	struct queued *queue;  /* records waiting for their turn, see on_event() */
+	size_t nr_queue, cap_queue;
+	uint64_t seq, max_time, next_flush;
+};
+
+static const char *name_of(struct printer *p, int idx)
+{
+	const struct pd_attr *a = pd_attr_of(p->r, idx);
+
+	if (!a)
+		return "[unknown]";
+	if ((size_t)idx >= p->nr_names) {
+		p->names = xrealloc(p->names, ((size_t)idx + 1) * sizeof(char *));
+		memset(p->names + p->nr_names, 0, ((size_t)idx + 1 - p->nr_names) * sizeof(char *));
+		p->nr_names = (size_t)idx + 1;
+	}
+	if (!p->names[idx]) {
+		p->names[idx] = event_name(a);
+		if ((int)strlen(p->names[idx]) > p->name_width)
+			p->name_width = (int)strlen(p->names[idx]);
+	}
+	return p->names[idx];
+}
+
+static void print_sample(struct printer *p, const struct pd_sample *s)
+{
+	FILE *f = p->out;
+	uint64_t i;
+
+	if (p->fields & SF_COMM) {
+		const char *c = comm_get(&p->comms, s->tid);
+		char unknown[16];
+		if (!c) {
+			snprintf(unknown, sizeof(unknown), ":%d", (int)s->tid);
+			c = unknown;
+		}
+		fprintf(f, "%16s ", c);
+	}
+	if ((p->fields & SF_PID) && (p->fields & SF_TID))
+		fprintf(f, "%5d/%-5d ", (int)s->pid, (int)s->tid);
+	else if (p->fields & SF_PID)
+		fprintf(f, "%5d ", (int)s->pid);
+	else if (p->fields & SF_TID)
+		fprintf(f, "%5d ", (int)s->tid);
+	if (p->fields & SF_CPU)
+		fprintf(f, "[%03d] ", (int)s->cpu);
+	if (p->fields & SF_TIME)
+		fprintf(f, "%5" PRIu64 ".%06" PRIu64 ": ", s->time / 1000000000, s->time % 1000000000 / 1000);
+	if (p->fields & SF_PERIOD)
+		fprintf(f, "%10" PRIu64 " ", s->period);
+	if (p->fields & SF_EVENT) {
+		const char *name = name_of(p, s->attr_index);
+		fprintf(f, "%*s: ", p->name_width, name);
+	}
+	if (p->fields & SF_ADDR)
+		fprintf(f, "%16" PRIx64 " ", s->addr);
+	if ((p->fields & SF_IP) && (pd_attr_of(p->r, s->attr_index)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		/* perf prints the call chain instead of the ip, a frame per line;
+		 * PERF_CONTEXT_* markers are not frames */
+		bool user = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+		fputc('\n', f);
+		for (i = 0; i < s->callchain_nr; i++) {
+			uint64_t ip = s->callchain[i];
+			if (ip >= (uint64_t)-4095) {
+				user = ip == (uint64_t)PERF_CONTEXT_USER;
+				continue;
+			}
+			fprintf(f, "\t%16" PRIx64 "\n", user ? maps_map_ip(&p->maps, s->pid, ip) : ip);
+		}
+	} else if (p->fields & SF_IP) {
+		fprintf(f, " %16" PRIx64, s->ip);
+	}
+	if (p->fields & SF_BRSTACK) {
+		for (i = 0; i < s->branch_nr; i++) {
+			const struct pd_branch *b = &s->branches[i];
+			unsigned type = pd_br_type(b);
+			fprintf(f, " 0x%" PRIx64 "/0x%" PRIx64 "/%c/%c/%c/%u/%s ", b->from, b->to,
+				pd_br_mispred(b) ? 'M' : pd_br_predicted(b) ? 'P' : '-',
+				pd_br_in_tx(b) ? 'X' : '-', pd_br_abort(b) ? 'A' : '-', pd_br_cycles(b),
+				type ? pd_br_type_name(type) : "");
+		}
+	}
+	fputc('\n', f);
+}
+
+/* perf delivers records in time order: it queues them and, at each
+ * FINISHED_ROUND, flushes those not later than the newest time seen before
+ * the previous round (util/ordered-events.c); records without a time go
+ * straight through. The same order gives the same lines. */
+struct queued {
+	uint64_t time, seq;
+	int attr;
+	void *rec;
+};
+
+static void deliver(struct printer *p, uint32_t type, const unsigned char *rec, int attr)
+{
+	uint32_t ids[4];
+	const char *parent;
+
+	switch (type) {
+	case PERF_RECORD_COMM:
+		memcpy(ids, rec + 8, 8);
+		comm_set(&p->comms, ids[1], (const char *)rec + 16);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		uint64_t v[3];
+		memcpy(ids, rec + 8, 8);
+		memcpy(v, rec + 16, 24);
+		if ((((const struct perf_event_header *)(const void *)rec)->misc &
+		     PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+			maps_add(&p->maps, ids[0], v[0], v[1], v[2],
+				 (const char *)rec + (type == PERF_RECORD_MMAP ? 40 : 72));
+		break;
+	}
+	case PERF_RECORD_FORK:
+		/* a new thread starts with its parent's name and maps */
+		memcpy(ids, rec + 8, 16);
+		maps_fork(&p->maps, ids[0], ids[1]);
+		parent = comm_get(&p->comms, ids[3]);
+		if (parent && ids[2] != ids[3]) {
+			char *copy = xstrdup(parent);
+			comm_set(&p->comms, ids[2], copy);
+			free(copy);
+		}
+		break;
+	case PERF_RECORD_SAMPLE: {
+		struct pd_sample s;
+		const struct perf_event_header *h = (const void *)rec;
+		/* already decoded once by the reader: cannot fail now */
+		if (pd_parse_sample(&pd_attr_of(p->r, attr)->attr, rec, h->size, &s) == 0) {
+			s.attr_index = attr;
+			print_sample(p, &s);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void flush(struct printer *p, uint64_t limit)
+{
+	size_t i, k;
+
+	if (!p->nr_queue)
+		return;
+	qsort(p->queue, p->nr_queue, sizeof(*p->queue), cmp_queued);
+	for (i = 0; i < p->nr_queue && p->queue[i].time <= limit; i++) {
+		const struct perf_event_header *h = p->queue[i].rec;
+		deliver(p, h->type, p->queue[i].rec, p->queue[i].attr);
+		free(p->queue[i].rec);
+	}
+	for (k = 0; i < p->nr_queue; i++, k++)
+		p->queue[k] = p->queue[i];
+	p->nr_queue = k;
+}
+
+static int on_event(const struct pd_event *ev, void *arg)
+{
+	struct printer *p = arg;
+	uint64_t time = ev->type == PERF_RECORD_SAMPLE ? ev->u.sample.time
+			: ev->has_sample_id ? ev->sid_time : 0;
+	struct queued *q;
+
+	if (ev->type == PD_RECORD_FINISHED_ROUND) {
+		flush(p, p->next_flush);
+		p->next_flush = p->max_time;
+		return 0;
+	}
+	if (ev->type != PERF_RECORD_SAMPLE && ev->type != PERF_RECORD_COMM &&
+	    ev->type != PERF_RECORD_FORK && ev->type != PERF_RECORD_MMAP &&
+	    ev->type != PERF_RECORD_MMAP2)
+		return 0;
+	if (time == 0 || time == UINT64_MAX) {
+		deliver(p, ev->type, ev->raw, ev->attr_index);
+		return 0;
+	}
+	if (time > p->max_time)
+		p->max_time = time;
+	GROW(p->queue, p->cap_queue, p->nr_queue + 1);
+	q = &p->queue[p->nr_queue++];
+	q->time = time;
+	q->seq = p->seq++;
+	q->attr = ev->attr_index;
+	q->rec = xmalloc(ev->size);
+	memcpy(q->rec, ev->raw, ev->size);
+	return 0;
+}
+
+int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out)
+{
+	struct printer p = { .r = r, .fields = fields, .out = out };
+	const struct pd_info *info = pd_get_info(r);
+	size_t i;
+	int ret;
+
+	p.nr_names = info->nr_attrs;
+	p.names = xcalloc(p.nr_names + 1, sizeof(char *));
+	for (i = 0; i < info->nr_attrs; i++)
+		name_of(&p, (int)i);
+	ret = pd_for_each(r, on_event, &p);
+	flush(&p, UINT64_MAX);
+	free(p.queue);
+	for (i = 0; i < p.nr_names; i++)
+		free(p.names[i]);
+	free(p.names);
+	comm_free(&p.comms);
+	maps_free(&p.maps);
+	return ret < 0 ? -1 : 0;
+}

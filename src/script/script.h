@@ -1,0 +1,26 @@
+/* script.h — `ocrec script`: samples one per line in perf script's format
+ * (perf 6.1), and the header as `perf report --header-only` prints it. */
+#ifndef OCREC_SCRIPT_H
+#define OCREC_SCRIPT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfdata/perfdata.h"
+
+enum script_field {
+	SF_COMM = 1 << 0, SF_TID = 1 << 1, SF_PID = 1 << 2, SF_TIME = 1 << 3, SF_CPU = 1 << 4,
+	SF_PERIOD = 1 << 5, SF_EVENT = 1 << 6, SF_IP = 1 << 7, SF_ADDR = 1 << 8,
+	SF_BRSTACK = 1 << 9,
+};
+
+/* perf's -F list ("ip,brstack"); 0, or -1 + oc_err naming the unknown field. */
+int script_parse_fields(const char *spec, unsigned *fields);
+/* The default fields for a file, as perf script picks them. */
+unsigned script_default_fields(const struct pd_info *info);
+/* Print every sample of r; 0, or -1 + oc_err (malformed data). */
+int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out);
+/* The header, like `perf report --header-only`. */
+void script_print_header(const char *path, const struct pd_info *info, FILE *out);
+
+#endif
