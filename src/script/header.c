@@ -129,14 +129,11 @@ void script_print_header(const char *path, const struct pd_info *in, FILE *f)
 		strftime(tb, sizeof(tb), "%a %b %e %H:%M:%S %Y", localtime(&st.st_mtime));
 		fprintf(f, "# captured on    : %s\n", tb);
 	}
-	if (in->pipe_mode) {
-		fprintf(f, "# pipe mode\n");
-	} else {
-		fprintf(f, "# header version : 1\n");
-		fprintf(f, "# data offset    : %" PRIu64 "\n", in->data_offset);
-		fprintf(f, "# data size      : %" PRIu64 "\n", in->data_size);
-		fprintf(f, "# feat offset    : %" PRIu64 "\n", in->data_offset + in->data_size);
-	}
+	/* a pipe has no sections: perf prints zeros */
+	fprintf(f, "# header version : 1\n");
+	fprintf(f, "# data offset    : %" PRIu64 "\n", in->data_offset);
+	fprintf(f, "# data size      : %" PRIu64 "\n", in->data_size);
+	fprintf(f, "# feat offset    : %" PRIu64 "\n", in->pipe_mode ? 0 : in->data_offset + in->data_size);
 	if (in->hostname)
 		fprintf(f, "# hostname : %s\n", in->hostname);
 	if (in->osrelease)
@@ -178,13 +175,8 @@ void script_print_header(const char *path, const struct pd_info *in, FILE *f)
 	if (pd_has_feature(in, PD_FEAT_BRANCH_STACK))
 		fprintf(f, "# contains samples with branch stack\n");
 	for (i = 0; i < in->nr_pmu_caps; i++)
-		fprintf(f, "# cpu pmu capabilities: %s\n", in->pmu_caps[i]);
-	for (i = 0; i < in->nr_build_ids; i++) {
-		const struct pd_build_id *b = &in->build_ids[i];
-		fprintf(f, "# build id: ");
-		for (j = 0; j < b->size; j++)
-			fprintf(f, "%02x", b->id[j]);
-		fprintf(f, " %s\n", b->filename);
-	}
+		fprintf(f, "%s%s", i ? ", " : "# cpu pmu capabilities: ", in->pmu_caps[i]);
+	if (in->nr_pmu_caps)
+		fputc('\n', f);
 	fprintf(f, "# ========\n#\n");
 }
