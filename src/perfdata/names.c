@@ -1,6 +1,9 @@
 /* names.c — perf's names for record types and branch types, and the branch
  * entry flag encoding shared by the reader, the writer and the sampler. */
+#include <inttypes.h>
+
 #include "perfdata/perfdata.h"
+#include "util/util.h"
 
 /* perf_event__names[] of tools/perf/util/event.c, indexed by record type. */
 static const char *const record_names[] = {
@@ -47,4 +50,60 @@ uint64_t pd_br_make_flags(unsigned mispred, unsigned predicted, unsigned cycles,
 {
 	return (uint64_t)(mispred & 1) | (uint64_t)(predicted & 1) << 1 |
 	       (uint64_t)(cycles & 0xffff) << 4 | (uint64_t)(type & 0xf) << 20;
+}
+
+/* --- event names, as perf's evsel__name() derives them without EVENT_DESC --- */
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+
+/* evsel__add_modifiers() of perf 6.1 */
+static void add_modifiers(struct strbuf *sb, const struct perf_event_attr *a)
+{
+	bool colon = false, guest_default = false;
+#define MOD(excl, c) do { if (!(excl)) { sb_puts(sb, colon ? "" : ":"); colon = true; sb_putc(sb, c); } } while (0)
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		MOD(a->exclude_kernel, 'k');
+		MOD(a->exclude_user, 'u');
+		MOD(a->exclude_hv, 'h');
+		guest_default = true;
+	}
+	if (a->precise_ip) {
+		sb_puts(sb, colon ? "" : ":");
+		colon = true;
+		sb_add(sb, "ppp", a->precise_ip);
+		guest_default = true;
+	}
+	if (a->exclude_host || a->exclude_guest == guest_default) {
+		MOD(a->exclude_host, 'H');
+		MOD(a->exclude_guest, 'G');
+	}
+#undef MOD
+}
+
+char *pd_attr_name(const struct pd_attr *pa)
+{
+	const struct perf_event_attr *a = &pa->attr;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (pa->name)
+		return xstrdup(pa->name);
+	if (a->type == PERF_TYPE_HARDWARE && a->config < ARRAY_SIZE(hw_names))
+		sb_puts(&sb, hw_names[a->config]);
+	else if (a->type == PERF_TYPE_SOFTWARE && a->config < ARRAY_SIZE(sw_names))
+		sb_puts(&sb, sw_names[a->config]);
+	else if (a->type == PERF_TYPE_RAW)
+		sb_printf(&sb, "raw 0x%" PRIx64, (uint64_t)a->config);
+	else
+		sb_printf(&sb, "unknown attr type: %u", a->type);
+	add_modifiers(&sb, a);
+	return sb_detach(&sb);
 }

@@ -157,6 +157,9 @@ const struct pd_attr *pd_attr_of(const struct pd_reader *r, int attr_index);
  * reader, the recorder and tests. */
 int pd_parse_sample(const struct perf_event_attr *attr, const void *rec, size_t size,
 		    struct pd_sample *out);
+/* The event's name: EVENT_DESC's, else derived from the attr as perf's
+ * evsel__name() does ("cycles:u", "cpu-clock"). Caller frees. */
+char *pd_attr_name(const struct pd_attr *a);
 /* perf's name of a record type ("SAMPLE", "MMAP2", ...). */
 const char *pd_record_name(uint32_t type);
 
