@@ -1,6 +1,7 @@
 /* names.c — perf's names for record types and branch types, and the branch
  * entry flag encoding shared by the reader, the writer and the sampler. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "perfdata/perfdata.h"
 #include "util/util.h"
@@ -106,4 +107,17 @@ char *pd_attr_name(const struct pd_attr *pa)
 		sb_printf(&sb, "unknown attr type: %u", a->type);
 	add_modifiers(&sb, a);
 	return sb_detach(&sb);
+}
+
+bool pd_build_id_equal(const uint8_t *a, size_t asize, const uint8_t *b, size_t bsize)
+{
+	size_t n = asize < bsize ? asize : bsize, i;
+	const uint8_t *rest = asize > bsize ? a : b;
+
+	if (!n || memcmp(a, b, n))
+		return false;
+	for (i = n; i < (asize > bsize ? asize : bsize); i++)
+		if (rest[i])
+			return false;
+	return true;
 }

@@ -106,6 +106,11 @@ struct pd_build_id {
 	char *filename;
 };
 
+/* Do two build-ids name the same object? Old perf wrote every id as 20 bytes,
+ * zero-padded: ids compare on their real length, like perf's
+ * dso__build_id_equal(). */
+bool pd_build_id_equal(const uint8_t *a, size_t asize, const uint8_t *b, size_t bsize);
+
 struct pd_attr {
 	struct perf_event_attr attr;  /* copied in; fields past the file's attr.size are 0 */
 	uint32_t file_attr_size;      /* attr.size as found in the file */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perfdata/perfdata.h"
 #include "symbols/symbols.h"
 #include "util/util.h"
 
@@ -481,7 +482,7 @@ static void dso_load(struct symtab *st, struct dso *d)
 		if (!is_dir(cand[i]) && access(cand[i], R_OK) == 0 &&
 		    load_elf(&probe, cand[i], id, &id_size) == 0) {
 			if (d->build_id_size && id_size &&
-			    (id_size != d->build_id_size || memcmp(id, d->build_id, id_size) != 0)) {
+			    !pd_build_id_equal(id, id_size, d->build_id, d->build_id_size)) {
 				/* like perf: a file with another build-id is not this object */
 				mismatch_seen = true;
 				probe.name = NULL;
@@ -818,7 +819,7 @@ static void kernel_load(struct symtab *st, struct dso *d)
 	if (!d->build_id_size)
 		return;
 	n = sym_running_kernel_build_id(id);
-	if (n && n == d->build_id_size && memcmp(id, d->build_id, (size_t)n) == 0)
+	if (n && pd_build_id_equal(id, (size_t)n, d->build_id, d->build_id_size))
 		load_kallsyms(st, d, "/proc/kallsyms");
 }
 
@@ -846,6 +847,9 @@ void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_
 			else
 				m->dso->loaded = true;   /* modules: no symbols without their .ko */
 		}
+		/* perf shows module addresses relative to the module, the kernel's as they are */
+		if (m->dso != st->kernel_dso)
+			out->map_addr = addr - m->start + m->pgoff;
 		if (m->dso == st->kernel_dso) {
 			out->sym = dso_find_symbol(m->dso, addr);
 			if (out->sym)
