@@ -125,12 +125,8 @@ int cmd_autofdo(int argc, char **argv)
 	}
 	counts = afdo_counts_new();
 	for (i = 0; i < nr_inputs; i++) {
-		if (!inputs[i].perfscript) {
-			cli_error("autofdo: %s: reading perf.data lands with the perf.data reader; use --perfscript",
-				  inputs[i].path);
-			goto out;
-		}
-		if (afdo_read_perfscript(inputs[i].path, bin, counts, &in_opts) != 0) {
+		if ((inputs[i].perfscript ? afdo_read_perfscript : afdo_read_perfdata)(
+			    inputs[i].path, bin, counts, &in_opts) != 0) {
 			rc = cli_fail();
 			goto out;
 		}
