@@ -86,11 +86,12 @@ check: test-bins
 deps:
 	sh contrib/install-deps.sh
 
-fuzz: $(LIB)
+# The reader and what it uses, instrumented for libFuzzer.
+fuzz: test-bins
 	@mkdir -p $(BUILD)/fuzz
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc $(PKG_CFLAGS) \
 	    -o $(BUILD)/fuzz/fuzz-perfdata tests/fuzz/fuzz-perfdata.c \
-	    $(filter-out src/cli/%,$(LIB_SRC)) $(LDLIBS)
+	    $(wildcard src/perfdata/*.c) $(wildcard src/util/*.c) $(LDLIBS)
 
 install: ocrec
 	install -d $(DESTDIR)$(PREFIX)/bin \
