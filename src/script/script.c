@@ -239,7 +239,12 @@ static void print_sample(struct printer *p, const struct pd_sample *s)
 			snprintf(unknown, sizeof(unknown), ":%d", (int)s->tid);
 			c = unknown;
 		}
-		fprintf(f, "%16s ", c);
+		/* perf drops the padding when a call chain follows */
+		if ((p->fields & SF_IP) &&
+		    (pd_attr_of(p->r, s->attr_index)->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+			fprintf(f, "%s ", c);
+		else
+			fprintf(f, "%16s ", c);
 	}
 	if ((p->fields & SF_PID) && (p->fields & SF_TID))
 		fprintf(f, "%5d/%-5d ", (int)s->pid, (int)s->tid);
