@@ -921,12 +921,14 @@ int pd_for_each(struct pd_reader *r, pd_event_fn fn, void *arg)
 		rec = r->buf + r->buf_pos;
 		if (skip_payload(r, rec, off, &skip) < 0)
 			return -1;
-		{
-			/* aligned copy: records in the file are 8-byte aligned, but a
-			 * corrupt size could break that and decoders read u64s */
+		r->buf_pos += h.size;
+		if (((uintptr_t)rec & 7) == 0) {
+			ret = deliver(r, rec, off, false, fn, arg);
+		} else {
+			/* records are 8-byte aligned in a sound file; a corrupt size
+			 * can break that, and the decoders read u64s */
 			unsigned char tmp[MAX_RECORD] __attribute__((aligned(8)));
 			memcpy(tmp, rec, h.size);
-			r->buf_pos += h.size;
 			ret = deliver(r, tmp, off, false, fn, arg);
 		}
 		if (ret)

@@ -205,7 +205,12 @@ struct printer {
 	int name_width;
 	struct queued *queue;  /* records waiting for their turn, see on_event() */
 	size_t nr_queue, cap_queue;
+	bool queue_sorted;     /* inserted in time order (the usual case) */
+	unsigned char *arena;  /* their bytes, 8-byte aligned */
+	size_t arena_len, arena_cap;
 	uint64_t seq, max_time, next_flush;
+	char *line;            /* branch stack text */
+	size_t line_cap;
 };
 
 static const char *name_of(struct printer *p, int idx)
@@ -225,6 +230,46 @@ static const char *name_of(struct printer *p, int idx)
 			p->name_width = (int)strlen(p->names[idx]);
 	}
 	return p->names[idx];
+}
+
+/* Lower-case hex without leading zeros, like %lx, two digits per step. */
+static char *put_hex(char *q, uint64_t v)
+{
+	static const char digits[] =
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+	char *end = q + n, *w = end;
+
+	while (n >= 2) {
+		w -= 2;
+		memcpy(w, digits + 2 * (v & 0xff), 2);
+		v >>= 8;
+		n -= 2;
+	}
+	if (n)
+		*--w = digits[2 * (v & 0xf) + 1];
+	return end;
+}
+
+static char *put_dec(char *q, unsigned v)
+{
+	char tmp[10];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*q++ = tmp[--n];
+	return q;
 }
 
 static void print_sample(struct printer *p, const struct pd_sample *s)
@@ -278,17 +323,42 @@ static void print_sample(struct printer *p, const struct pd_sample *s)
 			fprintf(f, "\t%16" PRIx64 "\n", user ? maps_map_ip(&p->maps, s->pid, ip) : ip);
 		}
 	} else if (p->fields & SF_IP) {
-		fprintf(f, " %16" PRIx64, s->ip);
+		/* " %16lx" */
+		char buf[40], *e = put_hex(buf + 17, s->ip);
+		int n = (int)(e - (buf + 17)), pad = n < 16 ? 16 - n : 0;
+		memset(buf + 17 - pad - 1, ' ', (size_t)pad + 1);
+		fwrite(buf + 17 - pad - 1, 1, (size_t)(pad + 1 + n), f);
 	}
-	if (p->fields & SF_BRSTACK) {
+	if ((p->fields & SF_BRSTACK) && s->branch_nr) {
+		/* the bulk of the output: formatted by hand, written at once */
+		char *q;
+		if (p->line_cap < s->branch_nr * 96) {
+			p->line_cap = s->branch_nr * 96;
+			p->line = xrealloc(p->line, p->line_cap);
+		}
+		q = p->line;
 		for (i = 0; i < s->branch_nr; i++) {
 			const struct pd_branch *b = &s->branches[i];
 			unsigned type = pd_br_type(b);
-			fprintf(f, " 0x%" PRIx64 "/0x%" PRIx64 "/%c/%c/%c/%u/%s ", b->from, b->to,
-				pd_br_mispred(b) ? 'M' : pd_br_predicted(b) ? 'P' : '-',
-				pd_br_in_tx(b) ? 'X' : '-', pd_br_abort(b) ? 'A' : '-', pd_br_cycles(b),
-				type ? pd_br_type_name(type) : "");
+			const char *tn = type ? pd_br_type_name(type) : "";
+			*q++ = ' ', *q++ = '0', *q++ = 'x';
+			q = put_hex(q, b->from);
+			*q++ = '/', *q++ = '0', *q++ = 'x';
+			q = put_hex(q, b->to);
+			*q++ = '/';
+			*q++ = pd_br_mispred(b) ? 'M' : pd_br_predicted(b) ? 'P' : '-';
+			*q++ = '/';
+			*q++ = pd_br_in_tx(b) ? 'X' : '-';
+			*q++ = '/';
+			*q++ = pd_br_abort(b) ? 'A' : '-';
+			*q++ = '/';
+			q = put_dec(q, pd_br_cycles(b));
+			*q++ = '/';
+			while (*tn)
+				*q++ = *tn++;
+			*q++ = ' ';
 		}
+		fwrite(p->line, 1, (size_t)(q - p->line), f);
 	}
 	fputc('\n', f);
 }
@@ -300,7 +370,7 @@ static void print_sample(struct printer *p, const struct pd_sample *s)
 struct queued {
 	uint64_t time, seq;
 	int attr;
-	void *rec;
+	size_t rec;            /* offset of the record in the printer's arena */
 };
 
 static void deliver(struct printer *p, uint32_t type, const unsigned char *rec, int attr)
@@ -361,19 +431,32 @@ static int cmp_queued(const void *a, const void *b)
 
 static void flush(struct printer *p, uint64_t limit)
 {
-	size_t i, k;
+	size_t i, k, len = 0;
+	unsigned char *rest;
 
 	if (!p->nr_queue)
 		return;
-	qsort(p->queue, p->nr_queue, sizeof(*p->queue), cmp_queued);
+	if (!p->queue_sorted)
+		qsort(p->queue, p->nr_queue, sizeof(*p->queue), cmp_queued);
 	for (i = 0; i < p->nr_queue && p->queue[i].time <= limit; i++) {
-		const struct perf_event_header *h = p->queue[i].rec;
-		deliver(p, h->type, p->queue[i].rec, p->queue[i].attr);
-		free(p->queue[i].rec);
+		const unsigned char *rec = p->arena + p->queue[i].rec;
+		deliver(p, ((const struct perf_event_header *)(const void *)rec)->type, rec,
+			p->queue[i].attr);
 	}
-	for (k = 0; i < p->nr_queue; i++, k++)
+	/* keep the records not yet due, packed at the start of a new arena */
+	rest = xmalloc(p->arena_cap);
+	for (k = 0; i < p->nr_queue; i++, k++) {
+		const struct perf_event_header *h = (const void *)(p->arena + p->queue[i].rec);
+		memcpy(rest + len, h, h->size);
 		p->queue[k] = p->queue[i];
+		p->queue[k].rec = len;
+		len += (h->size + 7u) & ~7u;
+	}
+	free(p->arena);
+	p->arena = rest;
+	p->arena_len = len;
 	p->nr_queue = k;
+	p->queue_sorted = true;
 }
 
 static int on_event(const struct pd_event *ev, void *arg)
@@ -396,6 +479,8 @@ static int on_event(const struct pd_event *ev, void *arg)
 		deliver(p, ev->type, ev->raw, ev->attr_index);
 		return 0;
 	}
+	if (p->nr_queue && time < p->queue[p->nr_queue - 1].time)
+		p->queue_sorted = false;
 	if (time > p->max_time)
 		p->max_time = time;
 	GROW(p->queue, p->cap_queue, p->nr_queue + 1);
@@ -403,14 +488,17 @@ static int on_event(const struct pd_event *ev, void *arg)
 	q->time = time;
 	q->seq = p->seq++;
 	q->attr = ev->attr_index;
-	q->rec = xmalloc(ev->size);
-	memcpy(q->rec, ev->raw, ev->size);
+	if (p->arena_len + ev->size + 8 > p->arena_cap)
+		GROW(p->arena, p->arena_cap, p->arena_len + ev->size + 8);
+	q->rec = p->arena_len;
+	memcpy(p->arena + p->arena_len, ev->raw, ev->size);
+	p->arena_len += (ev->size + 7u) & ~7u;
 	return 0;
 }
 
 int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out)
 {
-	struct printer p = { .r = r, .fields = fields, .out = out };
+	struct printer p = { .r = r, .fields = fields, .out = out, .queue_sorted = true };
 	const struct pd_info *info = pd_get_info(r);
 	size_t i;
 	int ret;
@@ -422,6 +510,8 @@ int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out)
 	ret = pd_for_each(r, on_event, &p);
 	flush(&p, UINT64_MAX);
 	free(p.queue);
+	free(p.arena);
+	free(p.line);
 	for (i = 0; i < p.nr_names; i++)
 		free(p.names[i]);
 	free(p.names);
