@@ -64,8 +64,12 @@ int cmd_script(int argc, char **argv)
 		pd_close(r);
 		return 0;
 	}
-	if (!field_spec)
+	if (!field_spec) {
 		fields = script_default_fields(pd_get_info(r));
+	} else if (script_check_fields(pd_get_info(r), fields) < 0) {
+		pd_close(r);
+		return cli_fail();
+	}
 	ret = script_print_samples(r, fields, stdout);
 	pd_close(r);
 	if (fflush(stdout) != 0 || ret < 0)

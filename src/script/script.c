@@ -44,14 +44,49 @@ int script_parse_fields(const char *spec, unsigned *fields)
 	return 0;
 }
 
-unsigned script_default_fields(const struct pd_info *info)
+/* The sample_type bit a field needs, and perf's name for it. perf refuses a
+ * field that an event cannot give, except those an event may lack (branch
+ * stacks, addresses: printed empty); the period comes from the attr when the
+ * samples do not carry it. */
+static const struct {
+	unsigned field;
+	uint64_t bit;
+	const char *bit_name, *name;
+	bool may_lack;
+} field_needs[] = {
+	{ SF_TID, PERF_SAMPLE_TID, "TID", "tid", false }, { SF_PID, PERF_SAMPLE_TID, "TID", "pid", false },
+	{ SF_TIME, PERF_SAMPLE_TIME, "TIME", "time", false }, { SF_CPU, PERF_SAMPLE_CPU, "CPU", "cpu", false },
+	{ SF_IP, PERF_SAMPLE_IP, "IP", "ip", false }, { SF_ADDR, PERF_SAMPLE_ADDR, "ADDR", "addr", true },
+	{ SF_BRSTACK, PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", "brstack", true },
+};
+
+int script_check_fields(const struct pd_info *info, unsigned fields)
 {
-	unsigned f = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < info->nr_attrs; i++)
-		if (info->attrs[i].attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
-			f |= SF_BRSTACK;
+		for (j = 0; j < ARRAY_SIZE(field_needs); j++)
+			if ((fields & field_needs[j].field) && !field_needs[j].may_lack &&
+			    !(info->attrs[i].attr.sample_type & field_needs[j].bit)) {
+				char *ev = pd_attr_name(&info->attrs[i]);
+				oc_err("Samples for '%s' event do not have %s attribute set. Cannot print '%s' field.",
+				       ev, field_needs[j].bit_name, field_needs[j].name);
+				free(ev);
+				return -1;
+			}
+	return 0;
+}
+
+unsigned script_default_fields(const struct pd_info *info)
+{
+	unsigned f = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP | SF_BRSTACK;
+	size_t i, j;
+
+	/* what some event lacks is left out, as perf does for its defaults */
+	for (i = 0; i < info->nr_attrs; i++)
+		for (j = 0; j < ARRAY_SIZE(field_needs); j++)
+			if (!(info->attrs[i].attr.sample_type & field_needs[j].bit))
+				f &= ~field_needs[j].field;
 	return f;
 }
 

@@ -16,6 +16,8 @@ enum script_field {
 
 /* perf's -F list ("ip,brstack"); 0, or -1 + oc_err naming the unknown field. */
 int script_parse_fields(const char *spec, unsigned *fields);
+/* Can every attr of the file give these fields? 0, or -1 + oc_err (perf's message). */
+int script_check_fields(const struct pd_info *info, unsigned fields);
 /* The default fields for a file, as perf script picks them. */
 unsigned script_default_fields(const struct pd_info *info);
 /* Print every sample of r; 0, or -1 + oc_err (malformed data). */
