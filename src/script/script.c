@@ -315,6 +315,8 @@ static void print_sample(struct printer *p, const struct pd_sample *s)
 	if (p->fields & SF_COMM) {
 		const char *c = comm_get(&p->comms, s->tid);
 		char unknown[16];
+		if (!c && s->tid == 0)
+			c = "swapper";   /* the idle task, which perf names itself */
 		if (!c) {
 			snprintf(unknown, sizeof(unknown), ":%d", (int)s->tid);
 			c = unknown;

@@ -7,7 +7,7 @@ check "ocrec --help" "$OCREC" --help
 for c in record report script list-events resolve download info stat autofdo perf; do
 	out=$("$OCREC" "$c" --help 2>&1); rc=$?
 	check_eq "$c --help exits 0" 0 "$rc"
-	check_match "$c --help prints usage" "usage: ocrec $c" "$out"
+	check_match "$c --help prints usage" "usage: ocrec \[?$c" "$out"
 	check_eq "help $c equals $c --help" "$out" "$("$OCREC" help "$c" 2>&1)"
 done
 "$OCREC" prog >"$TMP/out" 2>&1; rc=$?
