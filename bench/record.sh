@@ -20,20 +20,26 @@ cc -O2 -g -DITERS=300000000 -o "$TMP/div" "$ROOT/tests/progs/div.c"
 cc -O2 -g -pthread -o "$TMP/threads" "$ROOT/tests/progs/record-threads.c"
 cd "$TMP"
 
-echo "== overhead: $EVENT at $FREQ Hz on div (ITERS=300000000) =="
+echo "== overhead: $EVENT at $FREQ Hz on div (ITERS=300000000), wall time of the whole command =="
+# Default: both fill the build-id cache (perf finds the sampled objects by
+# reading the file again at the end; ocrec while recording). -N: neither does.
 hyperfine -N --warmup 1 --runs 10 --export-json overhead.json \
 	-n plain "./div" \
 	-n perf "perf record -q -e $EVENT -F $FREQ -o perf.data ./div" \
-	-n ocrec "$OCREC record -q -e $EVENT -F $FREQ -o ocrec.data ./div" >hyperfine.out 2>&1 ||
+	-n ocrec "$OCREC record -q -e $EVENT -F $FREQ -o ocrec.data ./div" \
+	-n "perf -N" "perf record -q -N -e $EVENT -F $FREQ -o perf.data ./div" \
+	-n "ocrec -N" "$OCREC record -q -N -e $EVENT -F $FREQ -o ocrec.data ./div" >hyperfine.out 2>&1 ||
 	{ cat hyperfine.out; exit 1; }
 python3 - overhead.json <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 base = r["plain"]["mean"]
-for n in ("plain", "perf", "ocrec"):
-    print(f"{n:6s} {r[n]['mean']*1000:9.1f} ms ± {r[n]['stddev']*1000:6.1f}   slowdown {r[n]['mean']/base:6.3f}x")
-ps, os_ = r["perf"]["mean"] / base, r["ocrec"]["mean"] / base
-print(f"overhead: perf +{(ps-1)*100:.1f}%, ocrec +{(os_-1)*100:.1f}%; ocrec/perf slowdown ratio {os_/ps:.3f}")
+for n in ("plain", "perf", "ocrec", "perf -N", "ocrec -N"):
+    print(f"{n:8s} {r[n]['mean']*1000:9.1f} ms ± {r[n]['stddev']*1000:6.1f}   slowdown {r[n]['mean']/base:6.3f}x")
+for suffix in ("", " -N"):
+    ps, os_ = r["perf" + suffix]["mean"] / base, r["ocrec" + suffix]["mean"] / base
+    print(f"overhead{suffix or ' (default)'}: perf +{(ps-1)*100:.1f}%, ocrec +{(os_-1)*100:.1f}%; "
+          f"ocrec/perf slowdown ratio {os_/ps:.3f}")
 PY
 
 echo "== lost samples at 10 kHz ($EVENT) =="

@@ -112,7 +112,8 @@ void record_config_attr(struct record_event *ev, const struct record_opts *o,
 	a->inherit = 1;
 	a->disabled = 1;
 	a->enable_on_exec = l->enable_on_exec;
-	if (l->exclude_kernel) {
+	/* Kernel-only events (:k) keep asking, so the open error names the sysctl. */
+	if (l->exclude_kernel && !a->exclude_user) {
 		a->exclude_kernel = 1;
 		a->exclude_hv = 1;
 	}
@@ -162,6 +163,10 @@ int record_open_error(int err, const struct record_event *ev, bool all_cpus)
 		int need = all_cpus ? 0 : (!a->exclude_kernel ||
 					   (a->branch_sample_type & PERF_SAMPLE_BRANCH_KERNEL)) ? 1 : 2;
 
+		if (paranoid != -99 && paranoid <= need)
+			return oc_err("%s: permission denied although kernel.perf_event_paranoid (%d) allows it: "
+				      "the process is another user's, or kernel.yama.ptrace_scope forbids tracing it",
+				      name, paranoid);
 		return oc_err("%s: permission denied: kernel.perf_event_paranoid is %d, %s needs %d or lower "
 			      "(or root/CAP_PERFMON): sysctl kernel.perf_event_paranoid=%d",
 			      name, paranoid, all_cpus ? "-a" : a->exclude_kernel ? "profiling" :

@@ -35,6 +35,14 @@ struct proc {
 	size_t nr, cap;
 };
 
+/* A user sample whose address was not mapped yet when it went by. */
+struct pending {
+	uint32_t pid;
+	uint64_t ip;
+};
+
+#define MAX_PENDING 4096
+
 struct dso_tracker {
 	struct dso *dsos;
 	size_t nr_dsos, cap_dsos;
@@ -42,6 +50,11 @@ struct dso_tracker {
 	size_t nr_procs, cap_procs;
 	size_t last_proc;      /* samples come in runs from one process */
 	bool kernel_hit;
+	/* Records of one pass come from several per-CPU buffers, so a sample can
+	 * go by before the MMAP2 (or FORK) that maps it, drained later in the same
+	 * pass: it waits here until dso_tracker_resolve_pending(). */
+	struct pending *pending;
+	size_t nr_pending, cap_pending;
 };
 
 struct dso_tracker *dso_tracker_new(void)
@@ -61,6 +74,7 @@ void dso_tracker_free(struct dso_tracker *t)
 		free(t->procs[i].vmas);
 	free(t->dsos);
 	free(t->procs);
+	free(t->pending);
 	free(t);
 }
 
@@ -126,24 +140,49 @@ static void on_fork(struct dso_tracker *t, uint32_t pid, uint32_t ppid)
 	child->nr = n;
 }
 
+/* Mark the object mapped at ip in pid as sampled; false when nothing is mapped there. */
+static bool mark_hit(struct dso_tracker *t, uint32_t pid, uint64_t ip)
+{
+	struct proc *p = find_proc(t, pid, false);
+	size_t i;
+
+	if (!p)
+		return false;
+	/* Newest mapping first: a later mmap over the same range replaced it. */
+	for (i = p->nr; i-- > 0;)
+		if (ip >= p->vmas[i].start && ip < p->vmas[i].end) {
+			t->dsos[p->vmas[i].dso].hit = true;
+			return true;
+		}
+	return false;
+}
+
 static void on_sample(struct dso_tracker *t, uint16_t misc, uint64_t ip, uint32_t pid)
 {
-	struct proc *p;
-	size_t i;
+	struct pending *last;
 
 	if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
 		t->kernel_hit = true;
 		return;
 	}
-	p = find_proc(t, pid, false);
-	if (!p)
+	if (mark_hit(t, pid, ip))
 		return;
-	/* Newest mapping first: a later mmap over the same range replaced it. */
-	for (i = p->nr; i-- > 0;)
-		if (ip >= p->vmas[i].start && ip < p->vmas[i].end) {
-			t->dsos[p->vmas[i].dso].hit = true;
-			return;
-		}
+	/* [vdso], anonymous code, or a mapping still to come; samples in one
+	 * place come in runs, keep one of a run. */
+	last = t->nr_pending ? &t->pending[t->nr_pending - 1] : NULL;
+	if (t->nr_pending == MAX_PENDING || (last && last->pid == pid && last->ip >> 12 == ip >> 12))
+		return;
+	GROW(t->pending, t->cap_pending, t->nr_pending + 1);
+	t->pending[t->nr_pending++] = (struct pending){ pid, ip };
+}
+
+void dso_tracker_resolve_pending(struct dso_tracker *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_pending; i++)
+		mark_hit(t, t->pending[i].pid, t->pending[i].ip);
+	t->nr_pending = 0;
 }
 
 void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h, size_t ip_offset)
@@ -326,6 +365,7 @@ void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, con
 	size_t i;
 	int size;
 
+	dso_tracker_resolve_pending(t);
 	for (i = 0; i < t->nr_dsos; i++) {
 		if (!t->dsos[i].hit)
 			continue;

@@ -29,6 +29,9 @@ void dso_tracker_free(struct dso_tracker *t);
 /* Feed one record (sample_type of every event is the same: ip_offset is where
  * the ip sits after the header, 0 or 8). */
 void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h, size_t ip_offset);
+/* Resolve the samples that went by before their mapping did: call after each
+ * pass over every ring buffer (records of one pass are not in time order). */
+void dso_tracker_resolve_pending(struct dso_tracker *t);
 /* A synthesized executable mapping of pid (from /proc). */
 void dso_tracker_add_map(struct dso_tracker *t, uint32_t pid, uint64_t start, uint64_t len, const char *path);
 /* Whether samples landed in the object at path (for tests and -v). */

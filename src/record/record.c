@@ -24,6 +24,10 @@
 #define MIN_RING_PAGES 8
 #define POLL_MS 100
 #define STOP_GRACE_SECONDS 2.0
+#define SAMPLER_DEFAULT_FREQ 1000   /* the software branch sampler's own default -F (sampler.c) */
+/* The -j bits the software branch sampler honours: it records every taken
+ * user-space branch, with its type. */
+#define SAMPLER_BRANCH_FILTERS (PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_TYPE_SAVE)
 
 struct open_event {
 	struct record_event ev;
@@ -118,8 +122,8 @@ static void set_default_event(struct open_event *e)
 static int resolve_events(const struct record_opts *o, const struct cpu_desc *cpu,
 			  struct open_event **out, size_t *nr)
 {
-	struct ev_options eo = { .cpu = cpu, .sysfs_root = o->sysfs_root ? o->sysfs_root : "/sys",
-				 .record_mode = true };
+	struct ev_options eo = { .cpu = cpu, .events_path = o->events_path,
+				 .sysfs_root = o->sysfs_root ? o->sysfs_root : "/sys", .record_mode = true };
 	struct ev_context *ctx;
 	struct open_event *evs = NULL;
 	size_t cap = 0, i, k;
@@ -136,6 +140,8 @@ static int resolve_events(const struct record_opts *o, const struct cpu_desc *cp
 	ctx = ev_open(&eo);
 	if (!ctx)
 		return -1;
+	if (o->cpuid)
+		ev_set_cpuid_path(ctx, o->cpuid);   /* the architectural events of that CPU */
 	for (i = 0; i < o->nr_events && rc == 0; i++) {
 		struct ev_resolved r;
 
@@ -190,12 +196,12 @@ static bool fall_back_to_cpu_clock(struct recording *r, const struct cpu_desc *c
 {
 	struct open_event *e = &r->evs[0];
 
+	/* Not with -b: cpu-clock has no branch stacks either; the software sampler
+	 * takes over from the open error (or it is reported). */
 	if (r->nr_evs != 1 || e->ev.named || e->ev.attr.type != PERF_TYPE_HARDWARE ||
-	    (err != ENOENT && err != ENXIO && err != ENODEV))
+	    r->o->branch_stack || (err != ENOENT && err != ENXIO && err != ENODEV))
 		return false;
-	/* With -b the software sampler's notice says it all. */
-	if (!r->o->quiet && !r->o->branch_stack)
-		oc_warn("no hardware PMU here — a VM? recording cpu-clock instead of cycles");
+	oc_warn("no hardware PMU here — a VM? recording cpu-clock instead of cycles");
 	free(e->ev.name);
 	memset(&e->ev, 0, sizeof(e->ev));
 	e->ev.name = xstrdup("cpu-clock");
@@ -332,6 +338,7 @@ static long drain_all(struct recording *r)
 			return -1;
 		total += n;
 	}
+	dso_tracker_resolve_pending(r->dsos);
 	if (total && pd_write_finished_round(r->w) < 0)
 		return -1;
 	return total;
@@ -420,6 +427,24 @@ static bool software_sampler_takes_over(const struct recording *r, int err)
 	return true;
 }
 
+/* Whether process pid still runs (a zombie has ended). */
+static bool process_alive(pid_t pid)
+{
+	char path[64], *s, *p;
+	bool alive;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	s = read_line_file(path);
+	if (!s) {
+		oc_err_clear();
+		return false;
+	}
+	p = strrchr(s, ')');   /* after the comm, which may hold spaces and parentheses */
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(s);
+	return alive;
+}
+
 /* Wait for the end: the workload exits, the attached process goes, or a
  * signal arrives (the workload is then terminated, with a grace period). */
 static int record_loop(struct recording *r, pid_t workload, pid_t attached, struct record_stats *st)
@@ -436,7 +461,7 @@ static int record_loop(struct recording *r, pid_t workload, pid_t attached, stru
 			handled_signal = stop_signal;
 			if (!workload)
 				break;
-			/* SIGTERM like perf: a workload started from a script ignores SIGINT. */
+			/* SIGTERM like perf: a workload started in the background ignores SIGINT. */
 			kill(workload, SIGTERM);
 			deadline = now_seconds() + STOP_GRACE_SECONDS;
 		}
@@ -453,29 +478,58 @@ static int record_loop(struct recording *r, pid_t workload, pid_t attached, stru
 				deadline = now_seconds() + STOP_GRACE_SECONDS;
 			}
 		}
-		if (attached && kill(attached, 0) < 0 && errno == ESRCH)
+		if (attached && !process_alive(attached))
 			break;
-		if (n == 0) {
-			int ready = poll(r->pfds, r->nr_rings, POLL_MS);
-			size_t i, hup = 0;
+		if (n == 0 && poll(r->pfds, r->nr_rings, POLL_MS) > 0) {
+			size_t i;
+			bool woken = false;
 
-			if (ready > 0) {
-				st->wakeups++;
-				for (i = 0; i < r->nr_rings; i++)
-					hup += !!(r->pfds[i].revents & POLLHUP);
-				/* Every event's task is gone: an attached process ended. */
-				if (attached && hup == r->nr_rings) {
-					if (drain_all(r) < 0)
-						return -1;
-					break;
-				}
-				if (hup && workload)
-					usleep(1000);   /* the exit is about to be reaped */
+			for (i = 0; i < r->nr_rings; i++) {
+				woken |= !!(r->pfds[i].revents & POLLIN);
+				/* The buffer's own task has gone (its fd stays readable):
+				 * poll no more, other tasks' records still arrive and are
+				 * drained every round. */
+				if (r->pfds[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+					r->pfds[i].fd = -1;
 			}
+			st->wakeups += woken;
 		}
 	}
 	ioctl_all(r, PERF_EVENT_IOC_DISABLE);
 	return drain_all(r) < 0 ? -1 : 0;
+}
+
+/* The software branch sampler writes the file itself; an existing output is
+ * kept as .old here (and put back when the sampler fails before writing). */
+static int run_software_sampler(const struct record_opts *o, struct record_stats *st, bool automatic)
+{
+	const char *output = o->output ? o->output : "perf.data";
+	bool kept = file_exists(output);
+	int rc;
+
+	if (o->branch_filter & ~SAMPLER_BRANCH_FILTERS)
+		return oc_err("-j: %sthe software branch sampler records every user-space branch (-b, -j any,u, "
+			      "save_type); other filters need hardware branch stacks (LBR)",
+			      automatic ? "no hardware branch stacks here, and " : "");
+	if (automatic) {
+		if (o->period)
+			oc_warn("-b: no hardware branch stacks here: branch stacks emulated by the software sampler "
+				"(every %llu ns of %s)", (unsigned long long)o->period,
+				o->nr_events ? o->events[0] : "task-clock");
+		else
+			oc_warn("-b: no hardware branch stacks here: branch stacks emulated by the software sampler "
+				"(%llu Hz)", (unsigned long long)(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ));
+	}
+	if (keep_old_output(output) < 0)
+		return -1;
+	rc = swbranch_record(o, st);
+	if (rc < 0 && kept && !file_exists(output)) {
+		char *old = xasprintf("%s.old", output);
+
+		rename(old, output);
+		free(old);
+	}
+	return rc;
 }
 
 int record_run(const struct record_opts *o, struct record_stats *st)
@@ -494,10 +548,12 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	if (o->branch_stack && o->sampler == BRANCH_SAMPLER_SOFTWARE)
-		return swbranch_record(o, st);
+		return run_software_sampler(o, st, false);
 	if (!forked && !o->pid && !o->all_cpus)
 		return oc_err("nothing to record: name a program, -p PID or -a");
-	have_cpu = cpu_detect(&(struct cpu_source){ 0 }, &cpu) == 0;
+	have_cpu = cpu_detect(&(struct cpu_source){ NULL, o->cpuinfo, o->cpuid }, &cpu) == 0;
+	if (!have_cpu && (o->cpuinfo || o->cpuid))
+		return -1;   /* the named CPU description is bad: its error says where */
 	if (resolve_events(o, have_cpu ? &cpu : NULL, &r.evs, &r.nr_evs) < 0)
 		goto out;
 	r.ip_offset = r.nr_evs > 1 ? 8 : 0;
@@ -524,13 +580,14 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 		if (software_sampler_takes_over(&r, errno)) {
 			close_all(&r);
 			workload_abort(&wl);
-			if (!o->quiet)
-				oc_warn("-b: no branch stacks from the PMU here (a VM?): using the software branch sampler");
-			rc = swbranch_record(o, st);
+			rc = run_software_sampler(o, st, true);
 		}
 		goto out;
 	}
 
+	if (o->branch_stack && o->lbr_depth)
+		oc_warn("--lbr-depth %d is for the software branch sampler: the PMU gives its own depth (%d)",
+			o->lbr_depth, have_cpu ? cpu.lbr.depth : -1);
 	r.dsos = dso_tracker_new();
 	r.w = open_writer(&r);
 	if (!r.w)

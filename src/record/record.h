@@ -30,6 +30,8 @@ struct record_opts {
 	int orig_argc;             /* ocrec's own command line, for the CMDLINE feature */
 	char **orig_argv;
 	const char *sysfs_root;    /* PMUs for event resolution (NULL: /sys) */
+	const char *events_path;   /* --events PATH for event resolution (NULL: the default tables) */
+	const char *cpuinfo, *cpuid; /* --cpuinfo/--cpuid: resolve names for that CPU (NULL: this one) */
 };
 
 struct record_stats {

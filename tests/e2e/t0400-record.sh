@@ -22,6 +22,10 @@ for ev in cpu-clock task-clock; do
 	check_match "$ev: perf sees the event name" "^$ev" "$(perf evlist -i $ev.data 2>/dev/null)"
 	if ocrec_script_works; then
 		check_eq "$ev: ocrec script reads every sample" "$n" "$("$OCREC" script -i $ev.data 2>/dev/null | wc -l)"
+		f=comm,tid,pid,time,period,event,ip
+		perf script -F $f -i $ev.data >$ev.perf-script 2>/dev/null
+		"$OCREC" script -F $f -i $ev.data >$ev.ocrec-script 2>/dev/null
+		check_files_eq "$ev: ocrec script -F $f prints what perf script prints" $ev.perf-script $ev.ocrec-script
 	else
 		skip "$ev: ocrec script" "ocrec script is not implemented in this build yet"
 	fi
@@ -65,11 +69,25 @@ check_match "-c 500000 sets sample_period" 'sample_period, sample_freq \}: 50000
 check_eq "-c: no freq mode" "" "$(perf evlist -v -i c.data 2>/dev/null | grep -o 'freq: 1')"
 check_eq "-c 500000: every sample has period 500000" "" "$(perf script -F period -i c.data 2>/dev/null | grep -v '^ *500000 *$' | head -n 1)"
 
+# -g / --call-graph fp: frame-pointer call chains, as perf records them.
+cc_prog divfp "$ROOT/tests/progs/div.c" -fno-omit-frame-pointer -DITERS=20000000 || fail "compile div.c" "cc failed"
+for g in -g "--call-graph fp"; do
+	# shellcheck disable=SC2086
+	"$OCREC" record -q -N -e cpu-clock $g -o g.data ./divfp 2>/dev/null
+	check_match "$g: CALLCHAIN in sample_type" 'sample_type: IP\|TID\|TIME\|CALLCHAIN\|PERIOD' "$(perf evlist -v -i g.data 2>/dev/null)"
+	# samples in compute_flag with at least one caller frame below it
+	n=$(perf script -F ip,sym -i g.data 2>/dev/null | awk '/^$/ {if (first == "compute_flag" && frames > 1) n++; frames = 0; next}
+		{frames++; if (frames == 1) first = $2} END {print n + 0}')
+	check_match "$g: compute_flag samples carry their callers" '^[1-9][0-9]*$' "$n"
+done
+"$OCREC" record -q -N -v -e cpu-clock -o v.data ./div >v.out 2>&1
+check_match "-v says what is opened" '^ocrec: cpu-clock: opened for pid [0-9]+ on CPU 0 ' "$(cat v.out)"
+
 # An existing output becomes .old.
 cp cpu-clock.data first.data
 "$OCREC" record -q -e cpu-clock -o cpu-clock.data ./div 2>/dev/null
 check_files_eq "existing output kept as .old" first.data cpu-clock.data.old
-check_eq "no temporary files left" "" "$(ls | grep -E 'tmp' | head -n 1)"
+check_eq "no temporary files left" "" "$(find . -maxdepth 1 -name '*tmp*' | head -n 1)"
 
 # Build-ids of sampled objects, and the build-id cache like perf's.
 id=$(readelf -n div | sed -n 's/.*Build ID: //p')

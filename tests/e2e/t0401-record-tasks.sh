@@ -18,6 +18,13 @@ check_eq "threads: main_work sampled in the main thread" 1 "$(awk '$4 == "main_w
 check_eq "threads: all samples from one process" 1 "$(awk '{print $1}' thr.txt | sort -u | wc -l)"
 check_eq "threads: perf sees 4 thread FORKs" 4 "$(perf script -i thr.data --show-task-events 2>/dev/null | grep -c 'PERF_RECORD_FORK')"
 
+# Every sample of every thread, as perf reads them, also read by ocrec script.
+n=$(perf script -i thr.data 2>/dev/null | wc -l)
+check_match "threads: samples recorded" '^[1-9][0-9]*$' "$n"
+check_eq "threads: ocrec script reads the same samples as perf script" \
+	"$(perf script -F tid,pid,time,ip -i thr.data 2>/dev/null | md5sum)" \
+	"$("$OCREC" script -F tid,pid,time,ip -i thr.data 2>/dev/null | md5sum)"
+
 # Three children (one exec'ing itself) and the parent: every one sampled in its function.
 "$OCREC" record -q -N -e cpu-clock -o fork.data ./forks 3 30000000 2>fork.err
 check_eq "fork: record exits 0" 0 $?
@@ -27,6 +34,10 @@ check_eq "fork: exec'd child sampled in exec_child_work" 1 "$(awk '$3 == "exec_c
 check_eq "fork: parent sampled in parent_work" 1 "$(awk '$3 == "parent_work" {print $1}' fork.txt | sort -u | wc -l)"
 check_eq "fork: 4 processes sampled in their own functions" 4 \
 	"$(awk '$3 ~ /_work$/ {print $1}' fork.txt | sort -u | wc -l)"
+
+check_eq "fork: ocrec script reads the same samples as perf script" \
+	"$(perf script -F tid,pid,time,ip -i fork.data 2>/dev/null | md5sum)" \
+	"$("$OCREC" script -F tid,pid,time,ip -i fork.data 2>/dev/null | md5sum)"
 
 # -p: attach to a running process with two threads; ocrec stops when it exits.
 ./threads 2 400000000 &

@@ -1,8 +1,11 @@
 /* Unit tests for src/record/attr.c: -j names, the attr a recording builds, and
  * the open fallbacks and messages for errors this machine cannot produce
- * (EBUSY, precise retry, AMD precise drop) through the injectable syscall. */
+ * (EBUSY, precise retry, AMD precise drop) through the injectable syscall;
+ * then record_run() itself through the same seam, for an Intel and an AMD CPU
+ * description (fixtures), checking the attr it hands to perf_event_open. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "cpu/cpu.h"
@@ -129,6 +132,7 @@ static void test_config(void)
 static void test_open(void)
 {
 	struct record_event ev = { .name = "BR_INST_RETIRED.ALL_BRANCHES:ppp", .named = true };
+	char *paranoid;
 	int fd;
 
 	record_perf_event_open_fn = fake_open;
@@ -176,6 +180,20 @@ static void test_open(void)
 	CHECK(strstr(oc_errmsg(), "kernel.perf_event_paranoid") && strstr(oc_errmsg(), "-a needs 0"),
 	      "EACCES names kernel.perf_event_paranoid and what -a needs");
 
+	/* Allowed by the sysctl, refused anyway: another user's process (ptrace rules). */
+	paranoid = read_line_file("/proc/sys/kernel/perf_event_paranoid");
+	if (!paranoid || atoi(paranoid) > 2) {
+		SKIP("EACCES for a user-space event", "kernel.perf_event_paranoid is unreadable or above 2");
+	} else {
+		ev.attr.exclude_kernel = 1;
+		ev.attr.exclude_hv = 1;
+		ev.attr.sample_type = PERF_SAMPLE_IP;   /* no kernel branches either */
+		ev.attr.branch_sample_type = 0;
+		CHECK(record_open_event(&ev, 1, 0, -1, false) < 0 && strstr(oc_errmsg(), "another user's") &&
+		      strstr(oc_errmsg(), "ptrace_scope"), "EACCES for a user-space event: names ptrace rules, not the sysctl");
+	}
+	free(paranoid);
+
 	fail_errno = EINVAL;
 	ev.attr.freq = 1;
 	ev.attr.sample_freq = 100000000;
@@ -184,11 +202,120 @@ static void test_open(void)
 	record_perf_event_open_fn = sys_perf_event_open;
 }
 
+/* record_run() through the seam: the first attr it opens is kept, and the
+ * open fails with fail_errno. */
+static struct perf_event_attr seen_attr;
+static pid_t seen_pid;
+
+static int capture_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	if (nr_calls++ == 0) {
+		seen_attr = *attr;
+		seen_pid = pid;
+	}
+	errno = fail_errno;
+	return -1;
+}
+
+static char *fixture(const char *rel)
+{
+	const char *r = getenv("OCREC_ROOT");
+
+	return xasprintf("%s/tests/fixtures/cpu/%s", r && *r ? r : ".", rel);
+}
+
+static void test_record_run(void)
+{
+	char *argv[] = { "true", NULL };
+	char *intel_ev[] = { "BR_INST_RETIRED.ALL_BRANCHES:p", NULL };
+	char *amd_ev[] = { "r00c4:p", NULL };
+	char dir[] = "/tmp/ocrec-test-record-XXXXXX";
+	char *out, *skx = fixture("skx.cpuid"), *skx_sys = fixture("sysfs-skx/sys");
+	char *zen4 = fixture("amd-zen4-lbrv2.cpuid"), *zen4_sys = fixture("sysfs-amd-zen4/sys");
+	struct record_opts o = { .events = intel_ev, .nr_events = 1, .branch_stack = true,
+				 .branch_filter = PERF_SAMPLE_BRANCH_ANY, .argv = argv, .buildid_cache = false,
+				 .sysfs_root = skx_sys, .cpuid = skx };
+	struct record_stats st;
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		SKIP("record_run through the seam", "cannot make a temporary directory");
+		return;
+	}
+	out = xasprintf("%s/perf.data", dir);
+	o.output = out;
+	record_perf_event_open_fn = capture_open;
+
+	/* The article's command line on a Skylake-SP with its LBR busy. */
+	nr_calls = 0;
+	fail_errno = EBUSY;
+	nr_warnings = 0;
+	rc = record_run(&o, &st);
+	CHECK(rc < 0 && nr_calls == 1, "-e BR_INST_RETIRED.ALL_BRANCHES:p -b, EBUSY: fails at the first open");
+	CHECK(strstr(oc_errmsg(), "BR_INST_RETIRED.ALL_BRANCHES:p: ") && strstr(oc_errmsg(), "busy") &&
+	      strstr(oc_errmsg(), "LBR") && !strchr(oc_errmsg(), '\n'), "EBUSY: one line naming the event and the LBR");
+	CHECK(seen_attr.type == PERF_TYPE_RAW && seen_attr.config == 0xc4, "Intel: raw event 0xc4 (umask 0)");
+	CHECK_INT(seen_attr.precise_ip, 1, "Intel: :p kept with -b");
+	CHECK((seen_attr.sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	      seen_attr.branch_sample_type == PERF_SAMPLE_BRANCH_ANY, "-b: BRANCH_STACK, filter ANY");
+	CHECK(!seen_attr.freq && seen_attr.sample_period == 400009, "the table's SampleAfterValue is the period");
+	CHECK(seen_attr.disabled && seen_attr.enable_on_exec && seen_attr.inherit && seen_attr.sample_id_all &&
+	      seen_attr.mmap2 && seen_attr.comm_exec && seen_attr.task,
+	      "forked workload: enable_on_exec, inherit, side-band records");
+	CHECK(seen_pid > 0 && seen_pid != getpid(), "opened on the forked workload");
+	CHECK(access(out, F_OK) < 0 && errno == ENOENT, "EBUSY: no output file");
+
+	/* The same recording with -F: frequency instead of the table's period. */
+	o.freq = 1000;
+	nr_calls = 0;
+	record_run(&o, &st);
+	CHECK(seen_attr.freq && seen_attr.sample_freq == 1000, "-F wins over the table's period");
+	o.freq = 0;
+
+	/* AMD Zen 4 (LbrExtV2): the precise level is dropped for -b (IBS has no
+	 * branch stacks), with a notice; the kernel's EOPNOTSUPP names the sampler. */
+	o.events = amd_ev;
+	o.cpuid = zen4;
+	o.sysfs_root = zen4_sys;
+	nr_calls = 0;
+	nr_warnings = 0;
+	last_warning[0] = 0;
+	fail_errno = EOPNOTSUPP;
+	o.sampler = BRANCH_SAMPLER_HARDWARE;
+	rc = record_run(&o, &st);
+	CHECK(rc < 0 && seen_attr.type == PERF_TYPE_RAW && seen_attr.config == 0xc4, "AMD: raw event 0xc4 opened");
+	CHECK_INT(seen_attr.precise_ip, 0, "AMD: precise dropped before opening with -b");
+	CHECK(nr_warnings == 1 && strstr(last_warning, "r00c4:p") && strstr(last_warning, "IBS"),
+	      "AMD: one notice naming the event and IBS");
+	CHECK(strstr(oc_errmsg(), "no branch stacks") && strstr(oc_errmsg(), "--branch-sampler=software"),
+	      "AMD, EOPNOTSUPP: the error names --branch-sampler=software");
+	CHECK_INT(nr_calls, 1, "precise 0 refused: no precise retry");
+
+	/* Without -b AMD keeps :p (IBS samples it). */
+	o.branch_stack = false;
+	o.branch_filter = 0;
+	nr_calls = 0;
+	nr_warnings = 0;
+	fail_errno = EBUSY;
+	record_run(&o, &st);
+	CHECK(seen_attr.precise_ip == 1 && nr_warnings == 0 && !(seen_attr.sample_type & PERF_SAMPLE_BRANCH_STACK),
+	      "AMD without -b: :p kept, no notice");
+
+	record_perf_event_open_fn = sys_perf_event_open;
+	rmdir(dir);
+	free(out);
+	free(skx);
+	free(skx_sys);
+	free(zen4);
+	free(zen4_sys);
+}
+
 int main(void)
 {
 	oc_set_warn_handler(capture_warning);
 	test_branch_filter();
 	test_config();
 	test_open();
+	test_record_run();
 	return test_done();
 }
