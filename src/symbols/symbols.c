@@ -322,6 +322,7 @@ static int load_elf(struct dso *dso, const char *path, uint8_t *file_id, size_t 
 	scn = find_section_type(elf, SHT_SYMTAB, &shdr);
 	if (scn)
 		read_symbols(&b, elf, scn, &shdr, NULL);
+	dso->has_symtab = b.nr > 0;
 	scn = find_section_type(elf, SHT_DYNSYM, &shdr);
 	if (scn && !b.nr)
 		read_symbols(&b, elf, scn, &shdr, &nr_dynsyms);
@@ -465,53 +466,79 @@ static char **dso_candidates(const struct symtab *st, const struct dso *d, size_
 	return v;
 }
 
+static void probe_free(struct dso *probe)
+{
+	size_t j;
+
+	free(probe->syms);
+	free(probe->loads);
+	for (j = 0; j < probe->nr_name_pool; j++)
+		free(probe->name_pool[j]);
+	free(probe->name_pool);
+	memset(probe, 0, sizeof(*probe));
+}
+
+/* Symbols from the first candidate with a full symbol table (.symtab: a
+ * debug file, an unstripped binary), else the first one that is this object
+ * at all (.dynsym only), as perf prefers its symtab sources. */
 static void dso_load(struct symtab *st, struct dso *d)
 {
-	char **cand;
-	size_t i, n;
+	struct dso best = { 0 };
+	char **cand, *best_path = NULL;
+	uint8_t best_id[20];
+	size_t i, n, best_id_size = 0;
 	bool mismatch_seen = false;
 
 	d->loaded = true;
 	if (d->kernel || is_pseudo_name(d->name))
 		return;
 	cand = dso_candidates(st, d, &n);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !best.has_symtab; i++) {
 		struct dso probe = { 0 };
 		uint8_t id[20];
 		size_t id_size = 0;
-		if (!is_dir(cand[i]) && access(cand[i], R_OK) == 0 &&
-		    load_elf(&probe, cand[i], id, &id_size) == 0) {
-			if (d->build_id_size && id_size &&
-			    !pd_build_id_equal(id, id_size, d->build_id, d->build_id_size)) {
-				/* like perf: a file with another build-id is not this object */
-				mismatch_seen = true;
-				probe.name = NULL;
-				free(probe.syms);
-				free(probe.loads);
-				for (size_t j = 0; j < probe.nr_name_pool; j++)
-					free(probe.name_pool[j]);
-				free(probe.name_pool);
-				continue;
-			}
-			d->syms = probe.syms;
-			d->nr_syms = probe.nr_syms;
-			d->loads = probe.loads;
-			d->nr_loads = probe.nr_loads;
-			d->text_vaddr = probe.text_vaddr;
-			d->text_offset = probe.text_offset;
-			d->is_pie = probe.is_pie;
-			d->name_pool = probe.name_pool;
-			d->nr_name_pool = probe.nr_name_pool;
-			d->found_path = xstrdup(cand[i]);
-			if (!d->build_id_size) {
-				memcpy(d->build_id, id, id_size);
-				d->build_id_size = (uint8_t)id_size;
-			}
-			break;
+		if (is_dir(cand[i]) || access(cand[i], R_OK) != 0 ||
+		    load_elf(&probe, cand[i], id, &id_size) != 0) {
+			oc_err_clear();
+			continue;
 		}
-		oc_err_clear();
+		if (d->build_id_size && id_size &&
+		    !pd_build_id_equal(id, id_size, d->build_id, d->build_id_size)) {
+			/* like perf: a file with another build-id is not this object */
+			mismatch_seen = true;
+			probe_free(&probe);
+			continue;
+		}
+		if (best_path && !probe.has_symtab) {
+			probe_free(&probe);
+			continue;
+		}
+		if (best_path) {
+			probe_free(&best);
+			free(best_path);
+		}
+		best = probe;
+		best_path = xstrdup(cand[i]);
+		memcpy(best_id, id, id_size);
+		best_id_size = id_size;
 	}
-	if (!d->found_path && mismatch_seen) {
+	if (best_path) {
+		d->syms = best.syms;
+		d->nr_syms = best.nr_syms;
+		d->loads = best.loads;
+		d->nr_loads = best.nr_loads;
+		d->text_vaddr = best.text_vaddr;
+		d->text_offset = best.text_offset;
+		d->is_pie = best.is_pie;
+		d->has_symtab = best.has_symtab;
+		d->name_pool = best.name_pool;
+		d->nr_name_pool = best.nr_name_pool;
+		d->found_path = best_path;
+		if (!d->build_id_size) {
+			memcpy(d->build_id, best_id, best_id_size);
+			d->build_id_size = (uint8_t)best_id_size;
+		}
+	} else if (mismatch_seen) {
 		d->build_id_mismatch = true;
 		if (!st->opts.quiet)
 			oc_warn("%s: build-id mismatch, not using the file found (symbols unresolved)",

@@ -32,6 +32,7 @@ struct dso {
 	size_t nr_loads;
 	bool loaded;               /* symbols read (or found missing) */
 	bool build_id_mismatch;    /* the file found does not carry the recorded build-id */
+	bool has_symtab;           /* symbols from .symtab, not only .dynsym */
 	char **name_pool;          /* owned symbol names */
 	size_t nr_name_pool;
 };
