@@ -75,6 +75,7 @@ struct report {
 	struct rloc **chunks;
 	size_t nr_chunks, chunk_used;
 	bool checked;
+	struct pair_slot *pairs;   /* branch entry -> hist entry (report.c) */
 };
 
 struct rloc *report_resolve(struct report *r, uint32_t pid, uint64_t addr);

@@ -114,6 +114,9 @@ static void cache_clear(struct report *r)
 	if (r->cache)
 		memset(r->cache, 0, r->cache_cap * sizeof(*r->cache));
 	r->cache_n = 0;
+	/* the branch-entry cache holds resolutions too */
+	free(r->pairs);
+	r->pairs = NULL;
 }
 
 void report_free(struct report *r)
@@ -131,6 +134,7 @@ void report_free(struct report *r)
 	cache_clear(r);
 	free(r->cache);
 	free(r->comms);
+	free(r->pairs);
 	strtab_free(&r->strs);
 	symtab_free(r->st);
 	free(r);
@@ -206,6 +210,9 @@ void report_comm(struct report *r, uint32_t pid, uint32_t tid, const char *comm,
 	if (exec) {
 		symtab_exec(r->st, pid);
 		cache_clear(r);
+	} else {
+		free(r->pairs);   /* cached entries carry the old name */
+		r->pairs = NULL;
 	}
 }
 
@@ -213,7 +220,7 @@ void report_mmap(struct report *r, uint32_t pid, uint64_t start, uint64_t len, u
 		 const char *filename, bool kernel)
 {
 	symtab_mmap(r->st, pid, start, len, pgoff, filename, kernel);
-	if (r->cache_n)
+	if (r->cache_n || r->pairs)
 		cache_clear(r);
 }
 
@@ -442,18 +449,19 @@ static bool needs_srcline(struct report *r, bool from)
 	return false;
 }
 
-static void hist_add(struct report *r, struct hist *h, struct hentry *proto, uint64_t period)
+/* Adds period to proto's entry; returns the entry's index. */
+static size_t hist_add(struct report *r, struct hist *h, struct hentry *proto, uint64_t period)
 {
-	uint64_t key[MAX_KEY_WORDS] = { 0 };
+	uint64_t key[MAX_KEY_WORDS];
 	size_t nw = make_key(r, proto, key), i, slot;
-	uint64_t hv = hash_bytes(key, nw * sizeof(uint64_t));
+	uint64_t hv = hash_words(key, nw);
 
 	if ((h->n + 1) * 2 > h->idx_cap) {
 		free(h->idx);
 		h->idx_cap = h->idx_cap ? h->idx_cap * 2 : 1024;
 		h->idx = xcalloc(h->idx_cap, sizeof(*h->idx));
 		for (i = 0; i < h->n; i++) {
-			slot = hash_bytes(h->e[i].key, nw * sizeof(uint64_t)) & (h->idx_cap - 1);
+			slot = hash_words(h->e[i].key, nw) & (h->idx_cap - 1);
 			while (h->idx[slot])
 				slot = (slot + 1) & (h->idx_cap - 1);
 			h->idx[slot] = (uint32_t)i + 1;
@@ -464,15 +472,51 @@ static void hist_add(struct report *r, struct hist *h, struct hentry *proto, uin
 		if (memcmp(e->key, key, nw * sizeof(uint64_t)) == 0) {
 			e->period += period;
 			e->samples++;
-			return;
+			return (size_t)(e - h->e);
 		}
 	}
 	GROW(h->e, h->cap, h->n + 1);
 	proto->period = period;
 	proto->samples = 1;
-	memcpy(proto->key, key, sizeof(key));
+	memcpy(proto->key, key, nw * sizeof(uint64_t));
+	memset(proto->key + nw, 0, (MAX_KEY_WORDS - nw) * sizeof(uint64_t));
 	h->e[h->n] = *proto;
 	h->idx[slot] = (uint32_t)++h->n;
+	return h->n - 1;
+}
+
+/* Branch entries repeat (a hot loop fills the LBR with the same few
+ * branches): a small cache from the raw entry to its histogram entry skips
+ * resolving and hashing for the repeats. Everything a key can depend on is
+ * part of the cache key. */
+#define PAIR_CACHE 4096      /* 2^12: the index is the top 12 bits of the hash */
+struct pair_slot {
+	uint64_t from, to;
+	uint32_t pid, tid;
+	unsigned cycles;
+	int mispred, sec;
+	int64_t entry;            /* index in the section's hist; -1 filtered out */
+};
+
+static struct pair_slot *pair_lookup(struct report *r, int sec, uint32_t pid, uint32_t tid,
+				     const struct report_branch *b, int mispred, bool *hit)
+{
+	/* a cheap multiplicative hash: this runs once per branch entry */
+	uint64_t h = b->from * 0x9e3779b97f4a7c15ULL ^ b->to * 0xc2b2ae3d27d4eb4fULL ^
+		     ((uint64_t)tid << 20) ^ b->cycles ^ (uint64_t)(mispred + 4 * sec) << 40;
+	struct pair_slot *p;
+
+	if (!r->pairs) {
+		r->pairs = xcalloc(PAIR_CACHE, sizeof(*r->pairs));
+		for (size_t i = 0; i < PAIR_CACHE; i++)
+			r->pairs[i].sec = -1;
+	}
+	p = &r->pairs[(h ^ h >> 29) * 0xbf58476d1ce4e5b9ULL >> 52];
+	*hit = p->sec == sec && p->from == b->from && p->to == b->to && p->pid == pid &&
+	       p->tid == tid && p->cycles == b->cycles && p->mispred == mispred;
+	if (!*hit)
+		*p = (struct pair_slot){ b->from, b->to, pid, tid, b->cycles, mispred, sec, -1 };
+	return p;
 }
 
 void report_sample(struct report *r, const struct report_sample *s)
@@ -505,6 +549,16 @@ void report_sample(struct report *r, const struct report_sample *s)
 		proto.pid = s->pid;
 		for (i = 0; i < s->nr_branches; i++) {
 			const struct report_branch *b = &s->branches[i];
+			int mispred = b->mispred ? 2 : b->predicted ? 1 : 0;
+			bool hit;
+			struct pair_slot *ps = pair_lookup(r, s->event, s->pid, s->tid, b, mispred, &hit);
+			if (hit) {
+				if (ps->entry >= 0) {
+					sec->hist.e[ps->entry].period++;
+					sec->hist.e[ps->entry].samples++;
+				}
+				continue;
+			}
 			struct rloc *from = report_resolve(r, s->pid, b->from);
 			struct rloc *to = report_resolve(r, s->pid, b->to);
 			if (dso_filtered(r, to) && dso_filtered(r, from))
@@ -516,8 +570,8 @@ void report_sample(struct report *r, const struct report_sample *s)
 			proto.from = *from;
 			proto.to = *to;
 			proto.cycles = b->cycles;
-			proto.mispred = b->mispred ? 2 : b->predicted ? 1 : 0;
-			hist_add(r, &sec->hist, &proto, 1);
+			proto.mispred = mispred;
+			ps->entry = (int64_t)hist_add(r, &sec->hist, &proto, 1);
 		}
 		return;
 	}

@@ -47,7 +47,7 @@ static bool kmap_get(struct kmap *m, const uint64_t *key, uint32_t next, uint32_
 		for (i = 0; i < ocap; i++) {
 			if (!ov[i])
 				continue;
-			h = hash_bytes(&ok[i * m->nw], m->nw * 8) & (m->cap - 1);
+			h = hash_words(&ok[i * m->nw], m->nw) & (m->cap - 1);
 			while (m->val[h])
 				h = (h + 1) & (m->cap - 1);
 			memcpy(&m->keys[h * m->nw], &ok[i * m->nw], m->nw * 8);
@@ -56,7 +56,7 @@ static bool kmap_get(struct kmap *m, const uint64_t *key, uint32_t next, uint32_
 		free(ok);
 		free(ov);
 	}
-	for (h = hash_bytes(key, m->nw * 8) & (m->cap - 1); m->val[h]; h = (h + 1) & (m->cap - 1))
+	for (h = hash_words(key, m->nw) & (m->cap - 1); m->val[h]; h = (h + 1) & (m->cap - 1))
 		if (memcmp(&m->keys[h * m->nw], key, m->nw * 8) == 0) {
 			*out = m->val[h] - 1;
 			return true;
@@ -414,7 +414,8 @@ static void bh_print_node(struct report *r, struct bh_view *v, struct srcfiles *
 	}
 	*first = false;
 	cmp_bh_view = v;
-	qsort(nd->kids, nd->nr_kids, sizeof(*nd->kids), cmp_bh);
+	if (nd->nr_kids > 1)   /* a leaf's kids is NULL, which qsort must not get */
+		qsort(nd->kids, nd->nr_kids, sizeof(*nd->kids), cmp_bh);
 	bool kid_first = true;
 	/* an only child continues the chain at the same indentation, as perf draws it */
 	unsigned kid_indent = indent + (v->nodes[idx].nr_kids > 1);

@@ -105,6 +105,17 @@ static inline uint64_t hash_u64(uint64_t x)
 	x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33; return x;
 }
 
+/* Hash of a key made of 64-bit words: a word at a time, for hot hash tables
+ * (hash_bytes goes a byte at a time). */
+static inline uint64_t hash_words(const uint64_t *w, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	size_t i;
+	for (i = 0; i < n; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL + 0x2545f4914f6cdd1dULL;
+	return hash_u64(h);
+}
+
 /* --- time / terminal --------------------------------------------------- */
 double now_seconds(void);          /* CLOCK_MONOTONIC */
 bool isatty_stdout(void);
