@@ -236,7 +236,8 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 		while (isspace((unsigned char)*p))
 			p++;
 		/* with more -F fields the record name follows comm, pid and time */
-		if ((mm = strstr(p, "PERF_RECORD_MMAP"))) {
+		/* only an mmap event line has a '[': memchr is much cheaper than strstr */
+		if (memchr(p, '[', (size_t)(line + len - p)) && (mm = strstr(p, "PERF_RECORD_MMAP"))) {
 			p = mm;
 			int64_t pid;
 			uint64_t start, mlen, pgoff;
