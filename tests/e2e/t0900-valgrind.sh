@@ -31,7 +31,19 @@ vg "record -b (software sampler)" "$OCREC" record -q -b -F 500 -o "$TMP/b.data" 
 if [ -s "$TMP/b.data" ]; then
 	vg "report branch mode" "$OCREC" report --stdio -i "$TMP/b.data"
 	vg "report --branch-history" "$OCREC" report --stdio --branch-history -i "$TMP/b.data"
+	vg "report --source" "$OCREC" report --stdio --source -i "$TMP/b.data"
+	vg "report --hot-paths --json" "$OCREC" report --json --hot-paths -i "$TMP/b.data"
+	vg "script -F ip,brstack" "$OCREC" script -F ip,brstack -i "$TMP/b.data"
+	head -c 3000 "$TMP/b.data" >"$TMP/cut.data"
+	vg "script on a truncated file" "$OCREC" script -i "$TMP/cut.data"
 	vg "autofdo llvm" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/div" -o "$TMP/div.prof"
 	vg "autofdo gcc" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/div" --format gcc -o "$TMP/div.afdo"
 fi
 vg "stat" "$OCREC" stat -e task-clock "$TMP/div"
+# a real multi-event LBR file (ids, call chains) and a pipe-mode one, when ../shared is there
+if [ -d "$SHARED/data/lbr" ]; then
+	vg "script: callgraph+branch file" "$OCREC" script -F ip,brstack \
+		-i "$SHARED/data/lbr/quipper-callgraph_and_branch-3.8/perf.data.callgraph_and_branch-3.8"
+	vg "report: pipe-mode file" "$OCREC" report --stdio \
+		-i "$SHARED/data/lbr/quipper-branch-4.14/derived-pipe/perf.data.branch-4.14.pipe"
+fi
