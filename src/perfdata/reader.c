@@ -874,9 +874,10 @@ static int deliver(struct pd_reader *r, const unsigned char *rec, uint64_t off, 
 /* Records followed by a payload that is not counted in header.size. */
 static int skip_payload(struct pd_reader *r, const unsigned char *rec, uint64_t off, uint64_t *skip)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct perf_event_header hdr, *h = &hdr;   /* rec may be unaligned (after COMPRESSED) */
 	uint64_t n = 0;
 
+	memcpy(&hdr, rec, sizeof(hdr));
 	*skip = 0;
 	if (h->type == PD_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
 		uint32_t sz;

@@ -40,7 +40,8 @@ check_eq "fork: ocrec script reads the same samples as perf script" \
 	"$("$OCREC" script -F tid,pid,time,ip -i fork.data 2>/dev/null | md5sum)"
 
 # -p: attach to a running process with two threads; ocrec stops when it exits.
-./threads 2 400000000 &
+# long enough that both threads still run when a sanitizer-built ocrec has started
+./threads 2 1200000000 &
 tp=$!
 sleep 0.3
 "$OCREC" record -N -e cpu-clock -p $tp -o attach.data >attach.out 2>&1; rc=$?
