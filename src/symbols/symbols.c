@@ -70,8 +70,11 @@ struct sym_build {
 static void add_sym(struct sym_build *b, uint64_t start, uint64_t size, const char *name,
 		    unsigned bind)
 {
+	size_t cap = b->cap;
+
 	GROW(b->syms, b->cap, b->nr + 1);
-	b->bind = xrealloc(b->bind, b->cap);
+	if (b->cap != cap || !b->bind)   /* bind grows with syms, not on every symbol */
+		b->bind = xrealloc(b->bind, b->cap);
 	b->syms[b->nr] = (struct symbol){ start, size, name };
 	b->bind[b->nr] = bind;
 	b->nr++;
