@@ -119,4 +119,9 @@ struct ev_download_result {
 /* 0, or -1 + oc_err() with the cache left as it was. */
 int ev_download(const struct ev_download_opts *o, struct ev_download_result *res);
 
+/* perf's generic event NAME without modifiers (cycles, cpu-clock, cs,
+ * L1-dcache-loads, ...; case-insensitive like perf): its type and config, 0;
+ * -1 when NAME is not one. Needs no tables. */
+int ev_generic_event(const char *name, uint32_t *type, uint64_t *config);
+
 #endif

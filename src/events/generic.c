@@ -105,6 +105,11 @@ static const char *ev_generic_lookup(const char *name, uint32_t *type, uint64_t 
 	return cache_lookup(name, config);
 }
 
+int ev_generic_event(const char *name, uint32_t *type, uint64_t *config)
+{
+	return ev_generic_lookup(name, type, config) ? 0 : -1;
+}
+
 static const char perf_mod_chars[] = "ukhIGHpPSDWeb";
 
 /* Apply perf's event modifiers ("ukp", "u", "ppp" ...) to attr; 0, or -1 +

@@ -1,43 +1,11 @@
-/* perf's generic event names, the ones `perf list` shows as Hardware event and
- * Software event: stat's default set, and a resolution that needs no tables. */
+/* stat's default event set, and perf's generic names with perf's u/k/h/G/H
+ * modifiers (the names themselves are the events module's). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "events/events.h"
 #include "stat/stat.h"
 #include "util/util.h"
-
-static const struct {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-} generic_events[] = {
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
-};
 
 /* perf stat's default events (perf 6.1 on a non-hybrid CPU without topdown) */
 const char *const stat_default_events[] = {
@@ -72,18 +40,17 @@ static int apply_modifiers(const char *mods, struct perf_event_attr *attr)
 int stat_generic_event(const char *spec, struct perf_event_attr *attr)
 {
 	const char *colon = strchr(spec, ':');
-	size_t len = colon ? (size_t)(colon - spec) : strlen(spec), i;
+	char *name = colon ? xstrndup(spec, (size_t)(colon - spec)) : xstrdup(spec);
+	uint32_t type;
+	uint64_t config;
+	int ret = ev_generic_event(name, &type, &config);
 
-	for (i = 0; i < ARRAY_SIZE(generic_events); i++) {
-		if (strlen(generic_events[i].name) != len || strncmp(generic_events[i].name, spec, len) != 0)
-			continue;
-		memset(attr, 0, sizeof(*attr));
-		attr->size = sizeof(*attr);
-		attr->type = generic_events[i].type;
-		attr->config = generic_events[i].config;
-		if (colon && apply_modifiers(colon + 1, attr) < 0)
-			return -1;
-		return 0;
-	}
-	return -1;
+	free(name);
+	if (ret < 0)
+		return -1;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+	return colon ? apply_modifiers(colon + 1, attr) : 0;
 }
