@@ -8,42 +8,10 @@
 #include <string.h>
 
 #include "autofdo/afdo-internal.h"
+#include "script/script.h"
 #include "util/util.h"
 
 #define MAX_STACK 256
-
-/* "PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ PGOFF ...]: PROT PATH" */
-static int parse_mmap(const char *line, int64_t *pid, uint64_t *start, uint64_t *len,
-		      uint64_t *pgoff, const char **path)
-{
-	const char *p = strchr(line, ' ');
-	char *end;
-
-	if (!p)
-		return -1;
-	*pid = strtoll(p + 1, &end, 10);
-	p = strchr(end, '[');
-	if (!p)
-		return -1;
-	*start = strtoull(p + 1, &end, 0);
-	if (*end != '(')
-		return -1;
-	*len = strtoull(end + 1, &end, 0);
-	p = strchr(end, '@');
-	if (!p)
-		return -1;
-	*pgoff = strtoull(p + 1, &end, 0);
-	p = strstr(end, "]: ");
-	if (!p)
-		return -1;
-	p += 3;
-	while (*p && *p != ' ')
-		p++;   /* protection */
-	while (*p == ' ')
-		p++;
-	*path = p;
-	return *p ? 0 : -1;
-}
 
 /* hex digit values, -1 for anything else */
 static signed char hex_value[256];
@@ -242,7 +210,7 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 			int64_t pid;
 			uint64_t start, mlen, pgoff;
 			const char *file;
-			if (parse_mmap(p, &pid, &start, &mlen, &pgoff, &file) != 0) {
+			if (script_parse_mmap_line(p, &pid, &start, &mlen, &pgoff, &file) != 0) {
 				ret = oc_err("%s:%lu: malformed %.*s line", path, lineno,
 					     (int)strcspn(p, " "), p);
 				break;

@@ -8,41 +8,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
-
-/* "PERF_RECORD_MMAP2 121161/121161: [0x400000(0x1000) @ 0 00:23 10094534 144120]: r-xp /path" */
-static int parse_mmap2(const char *line, uint32_t *pid, uint64_t *start, uint64_t *len,
-		       uint64_t *pgoff, const char **file)
-{
-	const char *p = strstr(line, "PERF_RECORD_MMAP2");
-	char *end;
-	p += strlen("PERF_RECORD_MMAP2");
-	*pid = (uint32_t)strtoul(p, &end, 10);
-	p = strchr(end, '[');
-	if (!p)
-		return -1;
-	*start = strtoull(p + 1, &end, 0);
-	if (*end != '(')
-		return -1;
-	*len = strtoull(end + 1, &end, 0);
-	p = strchr(end, '@');
-	if (!p)
-		return -1;
-	*pgoff = strtoull(p + 1, &end, 0);
-	p = strstr(end, "]:");
-	if (!p)
-		return -1;
-	p += 2;
-	while (*p == ' ')
-		p++;
-	while (*p && *p != ' ')    /* protection */
-		p++;
-	while (*p == ' ')
-		p++;
-	if (!*p)
-		return -1;
-	*file = p;
-	return 0;
-}
+#include "script/script.h"
 
 /* "0xFROM/0xTO/P|M|-/X|-/A|-/CYCLES[/TYPE]" */
 static int parse_entry(const char *tok, struct report_branch *b)
@@ -123,10 +89,12 @@ int report_read_perfscript(struct report *r, const char *path, const char *binar
 		if (strstr(p, "PERF_RECORD_MMAP2")) {
 			uint64_t start, mlen, pgoff;
 			const char *file;
-			if (parse_mmap2(p, &pid, &start, &mlen, &pgoff, &file) < 0) {
+			int64_t mpid;
+			if (script_parse_mmap_line(p, &mpid, &start, &mlen, &pgoff, &file) < 0) {
 				ret = oc_err("%s:%zu: malformed PERF_RECORD_MMAP2 line", path, lineno);
 				break;
 			}
+			pid = (uint32_t)mpid;
 			if (binary && same_basename(file, binary))
 				file = binary;
 			report_mmap(r, pid, start, mlen, pgoff, file, false);

@@ -556,3 +556,35 @@ int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out)
 	maps_free(&p.maps);
 	return ret < 0 ? -1 : 0;
 }
+
+int script_parse_mmap_line(const char *line, int64_t *pid, uint64_t *start, uint64_t *len,
+			   uint64_t *pgoff, const char **path)
+{
+	const char *p = strstr(line, "PERF_RECORD_MMAP");
+	char *end;
+
+	if (!p || !(p = strchr(p, ' ')))
+		return -1;
+	*pid = strtoll(p + 1, &end, 10);
+	p = strchr(end, '[');
+	if (!p)
+		return -1;
+	*start = strtoull(p + 1, &end, 0);
+	if (*end != '(')
+		return -1;
+	*len = strtoull(end + 1, &end, 0);
+	p = strchr(end, '@');
+	if (!p)
+		return -1;
+	*pgoff = strtoull(p + 1, &end, 0);
+	p = strstr(end, "]: ");
+	if (!p)
+		return -1;
+	p += 3;
+	while (*p && *p != ' ')
+		p++;   /* protection */
+	while (*p == ' ')
+		p++;
+	*path = p;
+	return *p ? 0 : -1;
+}

@@ -22,6 +22,11 @@ int script_check_fields(const struct pd_info *info, unsigned fields);
 unsigned script_default_fields(const struct pd_info *info);
 /* Print every sample of r; 0, or -1 + oc_err (malformed data). */
 int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out);
+/* A `perf script --show-mmap-events` line ("... PERF_RECORD_MMAP2 PID/TID:
+ * [0xSTART(0xLEN) @ PGOFF ...]: PROT PATH"), as llvm-profgen reads it: 0 with
+ * the fields (path points into line), -1 when the line is not one. */
+int script_parse_mmap_line(const char *line, int64_t *pid, uint64_t *start, uint64_t *len,
+			   uint64_t *pgoff, const char **path);
 /* The header, like `perf report --header-only`. */
 void script_print_header(const char *path, const struct pd_info *info, FILE *out);
 
