@@ -47,8 +47,13 @@ int cli_fail(void);
 int cli_bad_usage(const char *cmd);
 /* Print usage text to stdout (for --help) and return 0. */
 int cli_help(const char *usage);
-/* The message for commands whose issue has not landed yet (exit 2). */
-int cli_not_yet(const char *cmd);
+struct cpu_desc;
+struct ev_context;
+struct ev_options;
+/* The event tables for the CPU that cpu_string (--cpu; NULL: this machine)
+ * and the global options name: detects it into *cpu, fills eo's cpu and sysfs
+ * root, and opens them. NULL + oc_err(). */
+struct ev_context *cli_open_events(const char *cpu_string, struct ev_options *eo, struct cpu_desc *cpu);
 
 /* Command table entry. */
 struct command {

@@ -211,8 +211,8 @@ int cmd_list_events(int argc, char **argv)
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cpu_source src = { NULL, NULL, NULL };
 	struct ev_options eo = { NULL, NULL, NULL, false };
+	const char *cpu_string = NULL;
 	struct printer pr;
 	struct cpu_desc cpu;
 	struct ev_context *ctx;
@@ -229,7 +229,7 @@ int cmd_list_events(int argc, char **argv)
 		case 'd':
 		case OPT_DESC: pr.desc = true; break;
 		case OPT_JSON: json = true; break;
-		case OPT_CPU: src.cpu_string = optarg; break;
+		case OPT_CPU: cpu_string = optarg; break;
 		case OPT_EVENTS: eo.events_path = optarg; break;
 		case 'h': return cli_help(usage);
 		default: return cli_bad_usage("list-events");
@@ -239,17 +239,9 @@ int cmd_list_events(int argc, char **argv)
 		pattern = argv[optind++];
 	if (optind < argc)
 		return cli_error("list-events: one PATTERN at most (see 'ocrec list-events --help')");
-	src.cpuinfo = g_opts.cpuinfo;
-	src.cpuid = g_opts.cpuid;
-	if (cpu_detect(&src, &cpu) < 0)
-		return cli_fail();
-	eo.cpu = &cpu;
-	eo.sysfs_root = sysfs_root();
-	ctx = ev_open(&eo);
+	ctx = cli_open_events(cpu_string, &eo, &cpu);
 	if (!ctx)
 		return cli_fail();
-	if (g_opts.cpuid)
-		ev_set_cpuid_path(ctx, g_opts.cpuid);
 	oc_err_clear();
 	source = ev_table_source(ctx);
 	if (!source && *oc_errmsg()) {

@@ -83,8 +83,8 @@ int cmd_resolve(int argc, char **argv)
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cpu_source src = { NULL, NULL, NULL };
 	struct ev_options eo = { NULL, NULL, NULL, false };
+	const char *cpu_string = NULL;
 	struct cpu_desc cpu;
 	struct ev_context *ctx;
 	bool attrs = false, all_ok = true;
@@ -94,7 +94,7 @@ int cmd_resolve(int argc, char **argv)
 		if (global_option(c, optarg))
 			continue;
 		switch (c) {
-		case OPT_CPU: src.cpu_string = optarg; break;
+		case OPT_CPU: cpu_string = optarg; break;
 		case OPT_EVENTS: eo.events_path = optarg; break;
 		case OPT_RECORD: eo.record_mode = true; break;
 		case OPT_ATTR: attrs = true; break;
@@ -104,17 +104,9 @@ int cmd_resolve(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_error("resolve: no event name given (see 'ocrec resolve --help')");
-	src.cpuinfo = g_opts.cpuinfo;
-	src.cpuid = g_opts.cpuid;
-	if (cpu_detect(&src, &cpu) < 0)
-		return cli_fail();
-	eo.cpu = &cpu;
-	eo.sysfs_root = sysfs_root();
-	ctx = ev_open(&eo);
+	ctx = cli_open_events(cpu_string, &eo, &cpu);
 	if (!ctx)
 		return cli_fail();
-	if (g_opts.cpuid)
-		ev_set_cpuid_path(ctx, g_opts.cpuid);
 	for (i = optind; i < argc; i++) {
 		if (!strcmp(argv[i], "-")) {
 			char *line = NULL;

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cpu/cpu.h"
+#include "events/events.h"
 
 struct global_opts g_opts;
 
@@ -99,9 +101,19 @@ int cli_help(const char *usage)
 	return 0;
 }
 
-int cli_not_yet(const char *cmd)
+struct ev_context *cli_open_events(const char *cpu_string, struct ev_options *eo, struct cpu_desc *cpu)
 {
-	return cli_error("'%s' is not implemented yet in this version", cmd);
+	struct cpu_source src = { cpu_string, g_opts.cpuinfo, g_opts.cpuid };
+	struct ev_context *ctx;
+
+	if (cpu_detect(&src, cpu) < 0)
+		return NULL;
+	eo->cpu = cpu;
+	eo->sysfs_root = sysfs_root();
+	ctx = ev_open(eo);
+	if (ctx && g_opts.cpuid)
+		ev_set_cpuid_path(ctx, g_opts.cpuid);
+	return ctx;
 }
 
 int cmd_help(int argc, char **argv)
