@@ -47,6 +47,9 @@ int cli_fail(void);
 int cli_bad_usage(const char *cmd);
 /* Print usage text to stdout (for --help) and return 0. */
 int cli_help(const char *usage);
+/* A workload's wait status as a shell's exit code (128 + signal when killed). */
+int cli_exit_status(int status);
+
 struct cpu_desc;
 struct ev_context;
 struct ev_options;

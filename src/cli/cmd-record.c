@@ -115,15 +115,6 @@ static int parse_freq(const char *arg, uint64_t *out)
 	return parse_count("-F", arg, out);
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 static void print_summary(const struct record_opts *o, const struct record_stats *st)
 {
 	fprintf(stderr, "[ ocrec record: Woken up %llu times to write data ]\n",
@@ -306,7 +297,7 @@ int cmd_record(int argc, char **argv)
 		free(o.events[i]);
 	free(o.events);
 	if (rc < 0) {
-		int code = exit_code(st.exit_status);
+		int code = cli_exit_status(st.exit_status);
 
 		cli_fail();
 		/* The program could not be run: a shell's 127 (not found) or 126. */
@@ -320,5 +311,5 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "ocrec: %s was killed by signal %d (%s)\n", o.argv ? o.argv[0] : "the workload",
 			sig, strsignal(sig));
 	}
-	return exit_code(st.exit_status);
+	return cli_exit_status(st.exit_status);
 }

@@ -121,15 +121,6 @@ static char *describe_target(const struct stat_cli *o, char **argv)
 	return sb_detach(&sb);
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 static int parse_positive(const char *opt, const char *arg, long *out)
 {
 	uint64_t v;
@@ -184,7 +175,7 @@ static int run(struct stat_cli *o, char **argv)
 	free((char *)po.target_desc);
 	if (o->output && atomic_commit(&af) < 0)
 		goto fail;
-	ret = argv[0] ? exit_code(status) : 0;
+	ret = argv[0] ? cli_exit_status(status) : 0;
 	stat_session_free(&s);
 	return ret;
 fail:

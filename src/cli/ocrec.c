@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cli/cli.h"
 #include "cpu/cpu.h"
@@ -99,6 +100,15 @@ int cli_help(const char *usage)
 {
 	fputs(usage, stdout);
 	return 0;
+}
+
+int cli_exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
 }
 
 struct ev_context *cli_open_events(const char *cpu_string, struct ev_options *eo, struct cpu_desc *cpu)
