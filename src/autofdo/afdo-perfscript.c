@@ -203,16 +203,17 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 			line[--len] = '\0';
 		while (isspace((unsigned char)*p))
 			p++;
-		/* with more -F fields the record name follows comm, pid and time */
-		/* only an mmap event line has a '[': memchr is much cheaper than strstr */
+		/* Only an mmap event line has a '[' (memchr is much cheaper than
+		 * strstr); with more -F fields the record name follows comm, pid
+		 * and time, so it is searched for, not expected first. */
 		if (memchr(p, '[', (size_t)(line + len - p)) && (mm = strstr(p, "PERF_RECORD_MMAP"))) {
-			p = mm;
 			int64_t pid;
 			uint64_t start, mlen, pgoff;
 			const char *file;
-			if (script_parse_mmap_line(p, &pid, &start, &mlen, &pgoff, &file) != 0) {
+
+			if (script_parse_mmap_line(mm, &pid, &start, &mlen, &pgoff, &file) != 0) {
 				ret = oc_err("%s:%lu: malformed %.*s line", path, lineno,
-					     (int)strcspn(p, " "), p);
+					     (int)strcspn(mm, " "), mm);
 				break;
 			}
 			if (afdo_path_matches(b, file)) {

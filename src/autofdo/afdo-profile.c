@@ -582,3 +582,242 @@ int afdo_write_gcc(const struct afdo_profile *p, FILE *fp)
 	put_u32(fp, 0);
 	return ferror(fp) ? oc_err_errno("cannot write the profile") : 0;
 }
+
+/* --- LLVM extensible binary format (SPF_Ext_Binary, version 103), laid out
+ * the way llvm-profdata 14 `merge --sample --extbinary` writes it: header,
+ * section header table, then the profile summary, the name table (sorted),
+ * an empty CS name table, the function profiles, the function offset table,
+ * and empty symbol-list and metadata sections. --- */
+enum {
+	SEC_PROF_SUMMARY = 1, SEC_NAME_TABLE = 2, SEC_PROFILE_SYMBOL_LIST = 3,
+	SEC_FUNC_OFFSET_TABLE = 4, SEC_FUNC_METADATA = 5, SEC_CS_NAME_TABLE = 6,
+	SEC_LBR_PROFILE = 0x20,
+};
+#define SPF_EXT_BINARY_MAGIC                                                               \
+	((uint64_t)'S' << 56 | (uint64_t)'P' << 48 | (uint64_t)'R' << 40 | (uint64_t)'O' << 32 | \
+	 (uint64_t)'F' << 24 | (uint64_t)'4' << 16 | (uint64_t)'2' << 8 | 4u)
+#define SPF_VERSION 103
+
+/* ProfileSummaryBuilder::DefaultCutoffs, parts per million */
+static const uint32_t summary_cutoffs[] = { 10000, 100000, 200000, 300000, 400000, 500000,
+					    600000, 700000, 800000, 900000, 950000, 990000,
+					    999000, 999900, 999990, 999999 };
+
+static void put_uleb(struct strbuf *sb, uint64_t v)
+{
+	do {
+		char byte = (char)(v & 0x7f);
+		v >>= 7;
+		sb_putc(sb, (char)(byte | (v ? 0x80 : 0)));
+	} while (v);
+}
+
+static void put_u64le(struct strbuf *sb, uint64_t v)
+{
+	char b[8];
+	int i;
+	for (i = 0; i < 8; i++)
+		b[i] = (char)(v >> (8 * i));
+	sb_add(sb, b, 8);
+}
+
+struct ext_summary {
+	uint64_t total, max_count, max_function, nr_counts, nr_functions;
+	uint64_t *counts;          /* every body count, for the detailed summary */
+	size_t cap_counts;
+};
+
+/* SampleProfileSummaryBuilder::addRecord */
+static void summarize(struct ext_summary *s, const struct fprof *f, bool callsite)
+{
+	size_t i;
+
+	if (!callsite) {
+		s->nr_functions++;
+		if (f->head > s->max_function)
+			s->max_function = f->head;
+	}
+	for (i = 0; i < f->nr_body; i++) {
+		uint64_t c = f->body[i].count;
+		s->total += c;
+		if (c > s->max_count)
+			s->max_count = c;
+		GROW(s->counts, s->cap_counts, s->nr_counts + 1);
+		s->counts[s->nr_counts++] = c;
+	}
+	for (i = 0; i < f->nr_calls; i++)
+		summarize(s, f->calls[i].callee, true);
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x > y ? -1 : x < y;
+}
+
+static void write_ext_summary(struct strbuf *sb, const struct afdo_profile *p)
+{
+	struct ext_summary s = { 0 };
+	size_t i, k = 0;
+	uint64_t sum = 0, count = 0, seen = 0;
+
+	for (i = 0; i < p->nr_top; i++)
+		summarize(&s, p->top[i], false);
+	sort_items(s.counts, s.nr_counts, sizeof(*s.counts), cmp_u64_desc);
+	put_uleb(sb, s.total);
+	put_uleb(sb, s.max_count);
+	put_uleb(sb, s.max_function);
+	put_uleb(sb, s.nr_counts);
+	put_uleb(sb, s.nr_functions);
+	put_uleb(sb, s.nr_counts ? ARRAY_SIZE(summary_cutoffs) : 0);
+	for (i = 0; s.nr_counts && i < ARRAY_SIZE(summary_cutoffs); i++) {
+		/* computeDetailedSummary: the smallest count whose cumulative sum reaches
+		 * the cutoff; equal counts are taken together */
+		uint64_t want = (uint64_t)((unsigned __int128)s.total * summary_cutoffs[i] / 1000000);
+		while (sum < want && k < s.nr_counts) {
+			count = s.counts[k];
+			for (; k < s.nr_counts && s.counts[k] == count; k++, seen++)
+				sum += count;
+		}
+		put_uleb(sb, summary_cutoffs[i]);
+		put_uleb(sb, count);
+		put_uleb(sb, seen);
+	}
+	free(s.counts);
+}
+
+static void mark_names(const struct fprof *f, bool *used)
+{
+	size_t i, t;
+
+	used[f->name] = true;
+	for (i = 0; i < f->nr_body; i++)
+		for (t = 0; t < f->body[i].nr_targets; t++)
+			used[f->body[i].targets[t].name] = true;
+	for (i = 0; i < f->nr_calls; i++)
+		mark_names(f->calls[i].callee, used);
+}
+
+static int cmp_name_id(const void *a, const void *b)
+{
+	return strcmp(sort_profile->names[*(const unsigned *)a], sort_profile->names[*(const unsigned *)b]);
+}
+
+/* SampleProfileWriterBinary::writeBody */
+static void write_ext_body(struct strbuf *sb, const struct fprof *f, const unsigned *rank)
+{
+	size_t i, t;
+
+	put_uleb(sb, rank[f->name]);
+	put_uleb(sb, f->total);
+	put_uleb(sb, f->nr_body);
+	for (i = 0; i < f->nr_body; i++) {
+		const struct body_sample *s = &f->body[i];
+		put_uleb(sb, s->offset);
+		put_uleb(sb, s->disc);
+		put_uleb(sb, s->count);
+		put_uleb(sb, s->nr_targets);
+		for (t = 0; t < s->nr_targets; t++) {
+			put_uleb(sb, rank[s->targets[t].name]);
+			put_uleb(sb, s->targets[t].count);
+		}
+	}
+	put_uleb(sb, f->nr_calls);
+	for (i = 0; i < f->nr_calls; i++) {
+		put_uleb(sb, f->calls[i].offset);
+		put_uleb(sb, f->calls[i].disc);
+		write_ext_body(sb, f->calls[i].callee, rank);
+	}
+}
+
+struct ext_section {
+	uint64_t type, offset, size;   /* offset: from the start of the section data */
+};
+
+static void end_section(struct ext_section *table, size_t *nr, uint64_t type, size_t start,
+			const struct strbuf *sec)
+{
+	table[(*nr)++] = (struct ext_section){ type, start, sec->len - start };
+}
+
+int afdo_write_llvm_ext(const struct afdo_profile *p, FILE *fp)
+{
+	/* LLVM writes the sections in this order and lists them in the header in
+	 * its layout order: the offset table before the profiles */
+	static const unsigned layout[] = { 0, 1, 2, 5, 3, 4, 6 };
+	struct strbuf hdr = STRBUF_INIT, sec = STRBUF_INIT;
+	bool *used = xcalloc(p->nr_names + 1, sizeof(*used));
+	unsigned *order = xcalloc(p->nr_names + 1, sizeof(*order));
+	unsigned *rank = xcalloc(p->nr_names + 1, sizeof(*rank));
+	uint64_t *func_offset = xcalloc(p->nr_top + 1, sizeof(*func_offset));
+	struct ext_section table[ARRAY_SIZE(layout)];
+	size_t i, nr_used = 0, nr_sec = 0, start, table_at;
+	int ret;
+
+	sort_all(p);
+	for (i = 0; i < p->nr_top; i++)
+		mark_names(p->top[i], used);
+	for (i = 0; i < p->nr_names; i++)
+		if (used[i])
+			order[nr_used++] = (unsigned)i;
+	sort_items(order, nr_used, sizeof(*order), cmp_name_id);
+	for (i = 0; i < nr_used; i++)
+		rank[order[i]] = (unsigned)i;
+
+	start = sec.len;
+	write_ext_summary(&sec, p);
+	end_section(table, &nr_sec, SEC_PROF_SUMMARY, start, &sec);
+
+	start = sec.len;
+	put_uleb(&sec, nr_used);
+	for (i = 0; i < nr_used; i++)
+		sb_add(&sec, p->names[order[i]], strlen(p->names[order[i]]) + 1);
+	end_section(table, &nr_sec, SEC_NAME_TABLE, start, &sec);
+
+	start = sec.len;
+	put_uleb(&sec, 0);
+	end_section(table, &nr_sec, SEC_CS_NAME_TABLE, start, &sec);
+
+	start = sec.len;
+	for (i = 0; i < p->nr_top; i++) {
+		func_offset[i] = sec.len - start;
+		put_uleb(&sec, p->top[i]->head);
+		write_ext_body(&sec, p->top[i], rank);
+	}
+	end_section(table, &nr_sec, SEC_LBR_PROFILE, start, &sec);
+
+	end_section(table, &nr_sec, SEC_PROFILE_SYMBOL_LIST, sec.len, &sec);
+
+	start = sec.len;
+	put_uleb(&sec, p->nr_top);
+	for (i = 0; i < p->nr_top; i++) {
+		put_uleb(&sec, rank[p->top[i]->name]);
+		put_uleb(&sec, func_offset[i]);
+	}
+	end_section(table, &nr_sec, SEC_FUNC_OFFSET_TABLE, start, &sec);
+
+	end_section(table, &nr_sec, SEC_FUNC_METADATA, sec.len, &sec);
+
+	/* header: magic and version as ULEB128, then the section table in u64s */
+	put_uleb(&hdr, SPF_EXT_BINARY_MAGIC);
+	put_uleb(&hdr, SPF_VERSION);
+	put_u64le(&hdr, nr_sec);
+	table_at = hdr.len + nr_sec * 32;
+	for (i = 0; i < nr_sec; i++) {
+		const struct ext_section *e = &table[layout[i]];
+		put_u64le(&hdr, e->type);
+		put_u64le(&hdr, 0);   /* flags */
+		put_u64le(&hdr, table_at + e->offset);
+		put_u64le(&hdr, e->size);
+	}
+	fwrite(hdr.buf, 1, hdr.len, fp);
+	fwrite(sec.buf, 1, sec.len, fp);
+	ret = ferror(fp) ? oc_err_errno("cannot write the profile") : 0;
+	sb_free(&hdr);
+	sb_free(&sec);
+	free(used);
+	free(order);
+	free(rank);
+	free(func_offset);
+	return ret;
+}

@@ -78,6 +78,8 @@ void afdo_profile_free(struct afdo_profile *p);
 size_t afdo_profile_nr_functions(const struct afdo_profile *p);
 int afdo_write_llvm_text(const struct afdo_profile *p, FILE *fp);
 int afdo_write_gcc(const struct afdo_profile *p, FILE *fp);
+/* LLVM's extensible binary sample profile, as llvm-profdata 14 writes it. */
+int afdo_write_llvm_ext(const struct afdo_profile *p, FILE *fp);
 
 /* LLVM's base discriminator and duplication factor of an encoded discriminator. */
 unsigned afdo_llvm_base_discriminator(unsigned d);

@@ -19,8 +19,8 @@ static const char usage[] =
 	"      --binary PROG    the profiled executable or shared library (with -g)\n"
 	"      --format FMT     llvm: LLVM sample profile text (default; clang\n"
 	"                       -fprofile-sample-use=FILE); gcc: GCC 12 AutoFDO gcov\n"
-	"                       (gcc -fauto-profile=FILE); llvm-ext: not supported,\n"
-	"                       convert with llvm-profdata merge --sample --extbinary\n"
+	"                       (gcc -fauto-profile=FILE); llvm-ext: LLVM extensible\n"
+	"                       binary sample profile (as llvm-profdata --extbinary)\n"
 	"  -o, --output FILE    write the profile here (atomically); default stdout\n"
 	"      --force          use samples even when the recorded build-id differs\n";
 
@@ -31,18 +31,20 @@ struct input {
 	bool perfscript;
 };
 
-static int write_profile(const struct afdo_profile *prof, bool gcc, const char *out)
+typedef int (*profile_writer)(const struct afdo_profile *p, FILE *fp);
+
+static int write_profile(const struct afdo_profile *prof, profile_writer write, const char *out)
 {
 	struct atomic_file af;
 	int rc;
 
 	if (!out || !strcmp(out, "-")) {
-		rc = gcc ? afdo_write_gcc(prof, stdout) : afdo_write_llvm_text(prof, stdout);
+		rc = write(prof, stdout);
 		return rc || fflush(stdout) ? cli_fail() : 0;
 	}
 	if (atomic_open(&af, out) != 0)
 		return cli_fail();
-	rc = gcc ? afdo_write_gcc(prof, af.fp) : afdo_write_llvm_text(prof, af.fp);
+	rc = write(prof, af.fp);
 	if (rc != 0) {
 		atomic_abort(&af);
 		return cli_fail();
@@ -70,6 +72,7 @@ int cmd_autofdo(int argc, char **argv)
 	struct afdo_profile *prof = NULL;
 	size_t nr_inputs = 0, i;
 	int c, rc = 2;
+	profile_writer writer;
 	bool gcc;
 
 	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
@@ -101,12 +104,8 @@ int cmd_autofdo(int argc, char **argv)
 		cli_error("autofdo: unknown --format '%s' (llvm, llvm-ext or gcc)", format);
 		goto out;
 	}
-	if (!strcmp(format, "llvm-ext")) {
-		cli_error("autofdo: --format llvm-ext is not supported; write --format llvm and convert with "
-			  "'llvm-profdata merge --sample --extbinary'");
-		goto out;
-	}
 	gcc = !strcmp(format, "gcc");
+	writer = gcc ? afdo_write_gcc : !strcmp(format, "llvm-ext") ? afdo_write_llvm_ext : afdo_write_llvm_text;
 	if (!binary) {
 		cli_error("autofdo: --binary PROG is required (see 'ocrec autofdo --help')");
 		goto out;
@@ -137,7 +136,7 @@ int cmd_autofdo(int argc, char **argv)
 		goto out;
 	}
 	prof = afdo_build(bin, counts, gcc ? AFDO_GCC : AFDO_LLVM);
-	rc = write_profile(prof, gcc, out);
+	rc = write_profile(prof, writer, out);
 out:
 	afdo_profile_free(prof);
 	afdo_counts_free(counts);

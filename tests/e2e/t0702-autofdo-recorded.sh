@@ -6,7 +6,7 @@
 # and annotate its blocks with the counts.
 . "$(dirname "$0")/../lib.sh"
 LLVM=/usr/lib/llvm-14/bin
-need_cmd "$LLVM/llvm-profgen" "$LLVM/llvm-profdata" clang-14 gcc-12
+need_cmd "$LLVM/llvm-profgen" "$LLVM/llvm-profdata" clang-14 gcc-12 perf
 cd "$TMP" || exit 1
 # non-PIE, so that llvm-profgen (which gets no mmap events from perf script
 # text here) and ocrec map addresses the same way; -fno-if-conversion keeps
@@ -28,6 +28,15 @@ if "$OCREC" autofdo -i div.data --binary div -o ocrec.prof 2>err; then
 		fail "similarity with llvm-profgen 14" "'${s:-none}' < 95%"
 	fi
 	check_match "main and compute_flag are profiled" "^compute_flag:[0-9]+" "$(cat ocrec.prof)"
+	# llvm-profgen reading ocrec's perf.data itself (through perf 6.1's perf script)
+	"$LLVM/llvm-profgen" --perfdata=div.data --binary=div --format=text --output=profgen-data.prof >/dev/null 2>&1
+	s=$("$LLVM/llvm-profdata" overlap --sample profgen-data.prof ocrec.prof 2>/dev/null |
+		sed -n 's/.*Whole program profile similarity: \([0-9.]*\)%.*/\1/p')
+	if [ -n "$s" ] && awk -v s="$s" 'BEGIN { exit !(s >= 95) }'; then
+		pass "similarity with llvm-profgen 14 --perfdata on ocrec's file: $s%"
+	else
+		fail "llvm-profgen --perfdata on ocrec's file" "similarity '${s:-none}' < 95%"
+	fi
 	check "llvm-profdata merges it into the extensible binary form" \
 		"$LLVM/llvm-profdata" merge --sample --extbinary ocrec.prof -o ocrec.extbin
 	clang-14 -O2 -g -fprofile-sample-use=ocrec.prof -DITERS=100000000 -c div.c -o div-clang.o 2>clang.err
