@@ -182,7 +182,8 @@ struct pd_writer_event {
 struct pd_writer *pd_writer_open(const char *path, const struct pd_writer_event *evs, size_t nr_evs);
 /* Append one record as-is (a record copied from the ring buffer). */
 int pd_write_raw(struct pd_writer *w, const void *rec, size_t size);
-/* Synthesized records (sample_id trailer zero-filled when sample_id_all is set). */
+/* Synthesized records. With sample_id_all their trailer is zero-filled, as perf
+ * does, unless pd_writer_set_sample_id() gave values. */
 int pd_write_comm(struct pd_writer *w, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 int pd_write_mmap2(struct pd_writer *w, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot,
@@ -193,9 +194,13 @@ int pd_write_lost(struct pd_writer *w, uint64_t id, uint64_t lost);
 /* Encode a sample for event evidx according to its attr.sample_type. */
 int pd_write_sample(struct pd_writer *w, int evidx, const struct pd_sample *s);
 int pd_write_finished_round(struct pd_writer *w);
-/* Header features. HOSTNAME, OSRELEASE, ARCH, NRCPUS, CPUDESC and CPUID are filled
- * from this machine unless set here; BRANCH_STACK is set automatically when an
- * event samples branch stacks. */
+/* The sample_id_all trailer (pid, tid, time, id, stream_id, cpu) of the records
+ * synthesized after this call; NULL returns to perf's zero-filled trailer. */
+void pd_writer_set_sample_id(struct pd_writer *w, const struct pd_sample *sid);
+/* Header features. HOSTNAME, OSRELEASE, ARCH, NRCPUS, CPUDESC, CPUID and TOTAL_MEM
+ * are filled from this machine unless set here; BUILD_ID is always written (empty
+ * without pd_writer_add_build_id()); CMDLINE once set; BRANCH_STACK is set
+ * automatically when an event samples branch stacks. */
 void pd_writer_set_string(struct pd_writer *w, enum pd_feature feat, const char *value);
 void pd_writer_set_cmdline(struct pd_writer *w, int argc, char *const argv[]);
 void pd_writer_add_build_id(struct pd_writer *w, int32_t pid, uint16_t misc, const uint8_t *id,

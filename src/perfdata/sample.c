@@ -6,6 +6,8 @@
 #include "perfdata/perfdata.h"
 #include "util/util.h"
 
+#define PD_SAMPLE_BRANCH_COUNTERS (1ULL << 19)   /* not in Linux 6.1's headers */
+
 struct cursor {
 	const unsigned char *p, *end;
 	const char *field;   /* the field being read, for the message */
@@ -53,6 +55,28 @@ static int counted(struct cursor *c, const char *field, uint64_t n, size_t size,
 	*out = c->p;
 	c->p += n * size;
 	return 0;
+}
+
+/* Skip n bytes of a fixed-size field. */
+static int need_field(struct cursor *c, const char *field, uint64_t n)
+{
+	c->field = field;
+	if (need(c, n) < 0)
+		return -1;
+	c->p += n;
+	return 0;
+}
+
+/* REGS_USER / REGS_INTR: the ABI word, then one word per mask bit (none when
+ * the ABI is 0: no registers were taken). */
+static int regs(struct cursor *c, const char *field, uint64_t mask)
+{
+	const void *p;
+	uint64_t abi;
+
+	if (u64(c, field, &abi) < 0)
+		return -1;
+	return abi ? counted(c, field, (uint64_t)__builtin_popcountll(mask), 8, &p) : 0;
 }
 
 static uint64_t read_format_size(uint64_t rf, uint64_t nr)
@@ -129,8 +153,17 @@ int pd_parse_sample(const struct perf_event_attr *attr, const void *rec, size_t 
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
 		if (u64(&c, "BRANCH_STACK", &out->branch_nr) < 0)
 			return -1;
-		/* the kernel writes no hw_idx when the stack is empty */
-		if ((attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && out->branch_nr) {
+		/* The kernel writes no hw_idx when the sample has no stack at all, but
+		 * does for an empty one (and perf 6.1 always reads it): with nr == 0,
+		 * hw_idx is there when the record has room for it and the fixed
+		 * fields that follow. */
+		uint64_t after = 8 * (uint64_t)(!!(t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) +
+						!!(t & PERF_SAMPLE_DATA_SRC) + !!(t & PERF_SAMPLE_TRANSACTION) +
+						!!(t & PERF_SAMPLE_PHYS_ADDR) + !!(t & PERF_SAMPLE_CGROUP) +
+						!!(t & PERF_SAMPLE_DATA_PAGE_SIZE) +
+						!!(t & PERF_SAMPLE_CODE_PAGE_SIZE));
+		if ((attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) &&
+		    (out->branch_nr || (uint64_t)(c.end - c.p) >= 8 + after)) {
 			if (u64(&c, "BRANCH_STACK hw_idx", &out->branch_hw_idx) < 0)
 				return -1;
 			out->has_hw_idx = true;
@@ -138,20 +171,40 @@ int pd_parse_sample(const struct perf_event_attr *attr, const void *rec, size_t 
 		if (counted(&c, "BRANCH_STACK", out->branch_nr, sizeof(struct pd_branch), &p) < 0)
 			return -1;
 		out->branches = p;
+		/* perf >= 6.8: one counters word per entry */
+		if ((attr->branch_sample_type & PD_SAMPLE_BRANCH_COUNTERS) &&
+		    counted(&c, "BRANCH_STACK counters", out->branch_nr, 8, &p) < 0)
+			return -1;
 	}
-	/* fields after the branch stack are only decoded when nothing variable
-	 * (registers, user stack) sits before them */
-	if (t & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
-		return 0;
-	if ((t & PERF_SAMPLE_WEIGHT) && u64(&c, "WEIGHT", &out->weight) < 0)
+	if ((t & PERF_SAMPLE_REGS_USER) && regs(&c, "REGS_USER", attr->sample_regs_user) < 0)
+		return -1;
+	if (t & PERF_SAMPLE_STACK_USER) {
+		uint64_t n;
+		if (u64(&c, "STACK_USER", &n) < 0 || counted(&c, "STACK_USER", n, 1, &p) < 0 ||
+		    (n && u64(&c, "STACK_USER dyn_size", &n) < 0))
+			return -1;
+	}
+	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && u64(&c, "WEIGHT", &out->weight) < 0)
 		return -1;
 	if ((t & PERF_SAMPLE_DATA_SRC) && u64(&c, "DATA_SRC", &out->data_src) < 0)
 		return -1;
 	if ((t & PERF_SAMPLE_TRANSACTION) && u64(&c, "TRANSACTION", &out->transaction) < 0)
 		return -1;
-	if (t & PERF_SAMPLE_REGS_INTR)
-		return 0;
+	if ((t & PERF_SAMPLE_REGS_INTR) && regs(&c, "REGS_INTR", attr->sample_regs_intr) < 0)
+		return -1;
 	if ((t & PERF_SAMPLE_PHYS_ADDR) && u64(&c, "PHYS_ADDR", &out->phys_addr) < 0)
 		return -1;
+	/* the rest is checked for room only: ocrec does not use it */
+	if ((t & PERF_SAMPLE_CGROUP) && need_field(&c, "CGROUP", 8) < 0)
+		return -1;
+	if ((t & PERF_SAMPLE_DATA_PAGE_SIZE) && need_field(&c, "DATA_PAGE_SIZE", 8) < 0)
+		return -1;
+	if ((t & PERF_SAMPLE_CODE_PAGE_SIZE) && need_field(&c, "CODE_PAGE_SIZE", 8) < 0)
+		return -1;
+	if (t & PERF_SAMPLE_AUX) {
+		uint64_t n;
+		if (u64(&c, "AUX", &n) < 0 || counted(&c, "AUX", n, 1, &p) < 0)
+			return -1;
+	}
 	return 0;
 }

@@ -18,6 +18,7 @@
 #define PD_MAGIC 0x32454c4946524550ULL  /* "PERFILE2" */
 #define PD_HEADER_SIZE 104
 #define PD_ATTR_SIZE 128                /* perf 6.1 rejects bigger attrs */
+_Static_assert(sizeof(struct perf_event_attr) >= PD_ATTR_SIZE, "perf_event_attr from headers older than Linux 5.13");
 #define NAME_ALIGN 64                   /* perf pads header strings to this */
 #define MISC_BUILD_ID_SIZE (1 << 15)
 
@@ -48,6 +49,8 @@ struct pd_writer {
 	size_t nr_bids, cap_bids;
 	uint64_t features[4];
 	size_t trailer_size;                /* sample_id_all trailer of synthesized records */
+	bool have_sid;                      /* trailer values set by pd_writer_set_sample_id() */
+	struct pd_sample sid;
 	bool failed;
 };
 
@@ -119,7 +122,13 @@ struct pd_writer *pd_writer_open(const char *path, const struct pd_writer_event 
 		struct wr_event *e = &w->evs[i];
 		e->attr = evs[i].attr;
 		e->attr.size = PD_ATTR_SIZE;
-		e->name = xstrdup(evs[i].name ? evs[i].name : "");
+		if (evs[i].name) {
+			e->name = xstrdup(evs[i].name);
+		} else {
+			/* perf would show EVENT_DESC's "" as the name: derive perf's */
+			struct pd_attr pa = { .attr = e->attr };
+			e->name = pd_attr_name(&pa);
+		}
 		e->nr_ids = evs[i].nr_ids;
 		if (e->nr_ids) {
 			e->ids = xmalloc(e->nr_ids * sizeof(*e->ids));
@@ -145,6 +154,8 @@ struct pd_writer *pd_writer_open(const char *path, const struct pd_writer_event 
 		if (i != PD_FEAT_VERSION)
 			set_bit(w->features, (int)i, true);
 	set_bit(w->features, PD_FEAT_EVENT_DESC, true);
+	/* perf record always writes BUILD_ID, empty when no object was hit */
+	set_bit(w->features, PD_FEAT_BUILD_ID, true);
 	if (w->failed) {
 		pd_writer_close(w, false);
 		return NULL;
@@ -165,7 +176,39 @@ uint64_t pd_writer_data_size(const struct pd_writer *w)
 	return w->data_size;
 }
 
-/* A synthesized record: header, body, zero-padding to 8 bytes, zero trailer. */
+void pd_writer_set_sample_id(struct pd_writer *w, const struct pd_sample *sid)
+{
+	w->have_sid = sid != NULL;
+	if (sid)
+		w->sid = *sid;
+}
+
+/* The sample_id_all trailer, in the kernel's order (the first event's layout:
+ * perf parses every non-sample record with it). */
+static void put_trailer(struct pd_writer *w)
+{
+	uint64_t t = w->evs[0].attr.sample_type;
+	const struct pd_sample *s = &w->sid;
+
+	if (!w->have_sid) {
+		put_zeros(w, w->trailer_size);
+		return;
+	}
+	if (t & PERF_SAMPLE_TID)
+		put(w, (uint32_t[2]){ s->pid, s->tid }, 8);
+	if (t & PERF_SAMPLE_TIME)
+		put(w, &s->time, 8);
+	if (t & PERF_SAMPLE_ID)
+		put(w, &s->id, 8);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		put(w, &s->stream_id, 8);
+	if (t & PERF_SAMPLE_CPU)
+		put(w, (uint32_t[2]){ s->cpu, 0 }, 8);
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		put(w, &s->id, 8);
+}
+
+/* A synthesized record: header, body, zero-padding to 8 bytes, trailer. */
 static int write_record(struct pd_writer *w, uint32_t type, uint16_t misc, const void *body,
 			size_t body_len, const char *str)
 {
@@ -180,7 +223,9 @@ static int write_record(struct pd_writer *w, uint32_t type, uint16_t misc, const
 	put(w, body, body_len);
 	if (str)
 		put(w, str, slen);
-	put_zeros(w, pad + w->trailer_size);
+	put_zeros(w, pad);
+	if (w->trailer_size)
+		put_trailer(w);
 	if (w->failed)
 		return -1;
 	w->data_size += size;
@@ -287,13 +332,15 @@ int pd_write_sample(struct pd_writer *w, int evidx, const struct pd_sample *s)
 		U64(s->period);
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		U64(s->callchain_nr);
-		sb_add(&sb, (const char *)s->callchain, s->callchain_nr * 8);
+		if (s->callchain_nr)   /* the pointer may be NULL when empty */
+			sb_add(&sb, (const char *)s->callchain, s->callchain_nr * 8);
 	}
 	if (t & PERF_SAMPLE_RAW) {
 		/* u32 size + data, padded so the field ends 8-aligned */
 		uint32_t padded = (uint32_t)(((s->raw_size + 4 + 7) & ~7u) - 4);
 		sb_add(&sb, (const char *)&padded, 4);
-		sb_add(&sb, s->raw, s->raw_size);
+		if (s->raw_size)
+			sb_add(&sb, s->raw, s->raw_size);
 		while (padded-- > s->raw_size)
 			sb_putc(&sb, 0);
 	}
@@ -301,7 +348,8 @@ int pd_write_sample(struct pd_writer *w, int evidx, const struct pd_sample *s)
 		U64(s->branch_nr);
 		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
 			U64(s->has_hw_idx ? s->branch_hw_idx : (uint64_t)-1);
-		sb_add(&sb, (const char *)s->branches, s->branch_nr * sizeof(struct pd_branch));
+		if (s->branch_nr)
+			sb_add(&sb, (const char *)s->branches, s->branch_nr * sizeof(struct pd_branch));
 	}
 	if (t & PERF_SAMPLE_WEIGHT)
 		U64(s->weight);
@@ -379,18 +427,23 @@ static void put_string(struct pd_writer *w, const char *s)
 	put_zeros(w, len - n);
 }
 
-/* "model name", "vendor_id", ... of /proc/cpuinfo's first processor. */
+/* "model name", "vendor_id", ... of /proc/cpuinfo's first processor. The key
+ * must be followed by blanks and ':' only, so "model" does not match "model name". */
 static char *cpuinfo_field(const char *text, const char *key)
 {
 	size_t klen = strlen(key);
 	const char *p = text;
 
 	while (p && *p) {
-		if (!strncmp(p, key, klen) && (p[klen] == '\t' || p[klen] == ' ' || p[klen] == ':')) {
-			const char *colon = strchr(p, ':'), *end = strchr(p, '\n');
-			if (colon && (!end || colon < end)) {
-				char *v = xstrndup(colon + 1, end ? (size_t)(end - colon - 1) : strlen(colon + 1));
-				char *t = xstrdup(str_trim(v));
+		if (!strncmp(p, key, klen)) {
+			const char *colon = p + klen, *end;
+			while (*colon == ' ' || *colon == '\t')
+				colon++;
+			if (*colon == ':') {
+				char *v, *t;
+				end = strchr(colon, '\n');
+				v = xstrndup(colon + 1, end ? (size_t)(end - colon - 1) : strlen(colon + 1));
+				t = xstrdup(str_trim(v));
 				free(v);
 				return t;
 			}
@@ -418,12 +471,16 @@ static char *default_string(int feat)
 	if (!text)
 		return xstrdup("");
 	if (feat == PD_FEAT_CPUDESC) {
-		/* perf squeezes runs of blanks in the model name */
+		/* perf turns each run of blanks in the model name into one space */
 		char *m = cpuinfo_field(text, "model name"), *r, *q;
 		if (m) {
-			for (r = q = m; *r; r++)
-				if (!(*r == ' ' && q > m && q[-1] == ' '))
+			for (r = q = m; *r; r++) {
+				bool blank = *r == ' ' || *r == '\t';
+				if (!blank)
 					*q++ = *r;
+				else if (q > m && q[-1] != ' ')
+					*q++ = ' ';
+			}
 			*q = 0;
 		}
 		v = m;
