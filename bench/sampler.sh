@@ -45,9 +45,12 @@ bench() {  # NAME COMMAND...
 	python3 - "$name.json" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+# The machine is shared: medians, and the spread of the runs (min..max).
 base = r["plain"]["median"]
 for n in ("plain", "100Hz", "1kHz", "4kHz"):
-    print(f"  {n:6s} {r[n]['median']*1000:8.1f} ms (median)  slowdown {r[n]['median']/base:5.2f}x")
+    t = r[n]["times"]
+    print(f"  {n:6s} {r[n]['median']*1000:8.1f} ms (median; {min(t)*1000:.0f}..{max(t)*1000:.0f})"
+          f"  slowdown {r[n]['median']/base:5.2f}x (min/min {min(t)/min(r['plain']['times']):5.2f}x)")
 print(f"  goal at 1 kHz: <= 1.50x -> {'met' if r['1kHz']['median']/base <= 1.5 else 'NOT met'}")
 PY
 	if [ -x "$BUILD/tests/helpers/sampler-record" ]; then

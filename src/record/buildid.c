@@ -176,6 +176,11 @@ static void on_sample(struct dso_tracker *t, uint16_t misc, uint64_t ip, uint32_
 	t->pending[t->nr_pending++] = (struct pending){ pid, ip };
 }
 
+void dso_tracker_mark(struct dso_tracker *t, uint32_t pid, uint64_t ip)
+{
+	on_sample(t, PERF_RECORD_MISC_USER, ip, pid);
+}
+
 void dso_tracker_resolve_pending(struct dso_tracker *t)
 {
 	size_t i;

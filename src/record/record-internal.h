@@ -29,6 +29,9 @@ void dso_tracker_free(struct dso_tracker *t);
 /* Feed one record (sample_type of every event is the same: ip_offset is where
  * the ip sits after the header, 0 or 8). */
 void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h, size_t ip_offset);
+/* A user-space address a sample touched (the software branch sampler's
+ * sample ip and branch ends, which it writes itself). */
+void dso_tracker_mark(struct dso_tracker *t, uint32_t pid, uint64_t ip);
 /* Resolve the samples that went by before their mapping did: call after each
  * pass over every ring buffer (records of one pass are not in time order). */
 void dso_tracker_resolve_pending(struct dso_tracker *t);
@@ -48,6 +51,9 @@ int read_kernel_build_id(const char *notes_path, uint8_t id[20]);
 /* Add path (with build-id id) to the build-id cache under cache_dir (~/.debug):
  * cache_dir/<abs path>/<hex>/elf and the link cache_dir/.build-id/xx/<rest>. */
 int build_id_cache_add(const char *cache_dir, const char *path, const uint8_t *id, int size);
+/* The build-id cache directory: $PERF_BUILDID_DIR, else $HOME/.debug (in
+ * *owned, to free), else NULL. */
+const char *build_id_cache_dir(char **owned);
 
 /* The thread ids of process pid (from /proc/PID/task); NULL + oc_err() when it
  * does not exist. Caller frees. */

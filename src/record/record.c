@@ -379,7 +379,7 @@ static uint64_t file_size(const char *path)
 	return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 }
 
-static const char *build_id_cache_dir(char **owned)
+const char *build_id_cache_dir(char **owned)
 {
 	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 

@@ -10,7 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "sampler/swtrace.h"
+#include "sampler/emu.h"
 #include "util/util.h"
 
 #define MAX_INSN_LEN 15
@@ -19,7 +19,15 @@
 struct run {
 	uint64_t start;
 	struct swb_ctl ctl;
+	struct swb_uop *uops;   /* ctl.uops */
 };
+
+static void free_run(struct run *r)
+{
+	if (r)
+		free(r->uops);
+	free(r);
+}
 
 struct swb_space {
 	csh cs;
@@ -49,7 +57,7 @@ static void clear_slots(struct swb_space *sp)
 	size_t i;
 
 	for (i = 0; i < sp->cap; i++) {
-		free(sp->slots[i]);
+		free_run(sp->slots[i]);
 		sp->slots[i] = NULL;
 	}
 	sp->used = 0;
@@ -109,7 +117,7 @@ void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len)
 			continue;
 		sp->slots[i] = NULL;
 		if (r->start < start + len && r->ctl.next > start)
-			free(r);
+			free_run(r);
 		else
 			keep[n++] = r;
 	}
@@ -303,49 +311,62 @@ static void set_effect(struct swb_ctl *c, const struct stack_effect *e)
 	c->stack_clean = e->clean;
 }
 
-/* Decode forward from addr to the first control instruction. */
-static void decode(struct swb_space *sp, pid_t tid, uint64_t addr, struct swb_ctl *c)
+/* The run ends at something that cannot be decoded or read (executing it
+ * faults or raises a signal, which the engine sees): single-step there. */
+static void end_unknown(struct swb_ctl *c, uint64_t at, const struct stack_effect *e)
+{
+	memset(c, 0, sizeof(*c));
+	c->addr = at;
+	c->next = at + 1;
+	c->kind = SWB_OTHER;
+	set_effect(c, e);
+}
+
+/* Decode forward from addr to the first control instruction; the
+ * instructions before it become r->uops. */
+static void decode(struct swb_space *sp, pid_t tid, uint64_t addr, struct run *r)
 {
 	uint8_t buf[READ_CHUNK];
 	uint64_t at = addr;
 	struct stack_effect e = { true, true, 0 };
+	struct swb_ctl *c = &r->ctl;
+	size_t nr = 0, cap = 0;
+	bool done = false;
 
-	for (;;) {
+	r->uops = NULL;
+	while (!done) {
 		ssize_t n = read_mem(tid, at, buf, sizeof(buf));
 		const uint8_t *code = buf;
 		size_t size;
 		uint64_t pc = at;
 
 		if (n <= 0) {
-			/* Unreadable (a path never taken, or one that faults): executing it
-			 * raises a signal, which the engine sees. */
-			memset(c, 0, sizeof(*c));
-			c->addr = at;
-			c->next = at + 1;
-			c->kind = SWB_OTHER;
-			set_effect(c, &e);
-			return;
+			end_unknown(c, at, &e);
+			break;
 		}
 		size = (size_t)n;
-		while (cs_disasm_iter(sp->cs, &code, &size, &pc, sp->insn)) {
+		while (!done && cs_disasm_iter(sp->cs, &code, &size, &pc, sp->insn)) {
 			if (classify(sp, sp->insn, c)) {
 				set_effect(c, &e);
-				return;
+				done = true;
+				break;
 			}
 			account(sp, sp->insn, &e);
+			GROW(r->uops, cap, nr + 1);
+			swb_uop_from_insn(sp->cs, sp->insn, &r->uops[nr++]);
 		}
+		if (done)
+			break;
 		/* Undecodable here: an invalid instruction (it faults: single-step it),
 		 * or one cut off at the end of what was read (read again from it). */
 		if (size >= MAX_INSN_LEN || (size_t)n < sizeof(buf)) {
-			memset(c, 0, sizeof(*c));
-			c->addr = pc;
-			c->next = pc + 1;
-			c->kind = SWB_OTHER;
-			set_effect(c, &e);
-			return;
+			end_unknown(c, pc, &e);
+			break;
 		}
 		at = pc;
 	}
+	c->uops = r->uops;
+	c->nr_uops = (int)nr;
 }
 
 const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr)
@@ -355,7 +376,7 @@ const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t a
 	if (!r) {
 		r = xmalloc(sizeof(*r));
 		r->start = addr;
-		decode(sp, tid, addr, &r->ctl);
+		decode(sp, tid, addr, r);
 		insert(sp, r);
 	}
 	return &r->ctl;

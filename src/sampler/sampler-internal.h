@@ -10,9 +10,6 @@
 /* The entry names of a directory (no . and ..), NULL-terminated; free with
  * strv_free. 0, or -1 + oc_err(). */
 int list_dir_names(const char *path, char ***names, size_t *n);
-/* COMM of every thread of pid and MMAP2 of its executable mappings, as perf
- * synthesizes them for -p. 0, or -1 + oc_err() when writing failed. */
-int synthesize_threads(struct pd_writer *w, pid_t pid);
 /* Size of a file, 0 when it cannot be read. */
 uint64_t file_size_of(const char *path);
 

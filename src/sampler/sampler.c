@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cpu/cpu.h"
+#include "record/record-internal.h"
 #include "sampler/sampler-internal.h"
 #include "sampler/sampler.h"
 #include "sampler/swtrace.h"
@@ -63,6 +64,7 @@ struct session {
 	size_t nr_rings;
 	int sigfd;
 	struct pd_writer *w;
+	struct dso_tracker *dsos; /* objects the windows touched, for BUILD_ID */
 	struct space *spaces;
 	size_t nr_spaces, cap_spaces;
 	struct swb_tracer tracer;
@@ -170,7 +172,12 @@ static int write_window(struct session *s, const struct pending_sample *ps, cons
 		s->branches[i].from = e->from;
 		s->branches[i].to = e->to;
 		s->branches[i].flags = pd_br_make_flags(0, 0, 0, e->type);
+		/* A branch into a library makes it part of the profile as much as
+		 * the sample's ip: its build-id goes into the file too. */
+		dso_tracker_mark(s->dsos, ps->pid, e->from);
+		dso_tracker_mark(s->dsos, ps->pid, e->to);
 	}
+	dso_tracker_mark(s->dsos, ps->pid, win->ip);
 	smp.ip = win->ip;
 	smp.pid = ps->pid;
 	smp.tid = ps->tid;
@@ -186,10 +193,14 @@ static int write_window(struct session *s, const struct pending_sample *ps, cons
 	return 0;
 }
 
-/* Run the tracer where the sampled thread ran for the window: a ptrace stop
- * then costs a wake-up on the same CPU instead of a cross-CPU one. */
-static void follow_cpu(struct session *s, int cpu)
+/* Keep the tracer where it is for the window; the sampled thread joins it
+ * there (pin_thread): a ptrace stop then costs a wake-up on the same CPU
+ * instead of a cross-CPU one. Moving the tracer to the thread's CPU instead
+ * cost about 190 us a window here: it waited until the busy thread there
+ * made room for it. */
+static void hold_cpu(struct session *s)
 {
+	int cpu = sched_getcpu();
 	cpu_set_t set;
 
 	if (cpu < 0 || cpu >= CPU_SETSIZE)
@@ -201,17 +212,17 @@ static void follow_cpu(struct session *s, int cpu)
 }
 
 /* Between windows the tracer may run anywhere: pinned beside a busy workload
- * it would wake up late for the next sample. */
+ * it would wake up late for the next sample. Widening its mask moves nothing. */
 static void release_cpu(struct session *s)
 {
 	if (s->tracer_cpu >= 0 && sched_setaffinity(0, sizeof(s->tracer_mask), &s->tracer_mask) == 0)
 		s->tracer_cpu = -1;
 }
 
-/* Keep the stopped thread on the tracer's CPU for the window: otherwise each
- * resume wakes it on another, idle CPU and every stop pays a cross-CPU
- * wake-up. Its own affinity comes back before it runs freely again (only a
- * sched_getaffinity() inside the window could notice). 0, or -1 when the
+/* Keep the stopped thread on the tracer's CPU for the window (it moves there
+ * when resumed): otherwise each resume wakes it on its own CPU and every stop
+ * pays a cross-CPU wake-up. Its own affinity comes back before it runs freely
+ * again (only a sched_getaffinity() inside the window could notice). 0, or -1 when the
  * thread keeps its affinity (nothing to restore). */
 static int pin_thread(struct session *s, pid_t tid, cpu_set_t *saved)
 {
@@ -241,7 +252,7 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 
 	if (!sp)
 		return -1;
-	follow_cpu(s, (int)ps->cpu);
+	hold_cpu(s);
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
 		release_cpu(s);
 		return 0;   /* gone meanwhile */
@@ -334,6 +345,7 @@ static int on_record(const struct perf_event_header *h, void *arg)
 	}
 	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC))
 		invalidate(s, (pid_t)((const uint32_t *)(h + 1))[0], 0, 0);
+	dso_tracker_record(s->dsos, h, 0);
 	return pd_write_raw(s->w, h, h->size);
 }
 
@@ -344,6 +356,7 @@ static int drain(struct session *s)
 	for (i = 0; i < s->nr_rings; i++)
 		if (ring_drain(&s->rings[i], on_record, s) < 0)
 			return -1;
+	dso_tracker_resolve_pending(s->dsos);
 	return 0;
 }
 
@@ -666,6 +679,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	sigset_t block, old_mask;
 	bool forked = o->argv && o->argv[0] && !o->pid;
 	int go_fd = -1, err_fd = -1, rc = -1;
+	char *cache_owned = NULL;
 	pid_t *tids = NULL;
 	size_t i, nr_tids = 0;
 
@@ -686,6 +700,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		return oc_err("--lbr-depth %d: at most %d", s.depth, MAX_DEPTH);
 	oc_err_clear();
 	s.entries = xcalloc((size_t)s.depth, sizeof(*s.entries));
+	s.dsos = dso_tracker_new();
 	s.branches = xcalloc((size_t)s.depth, sizeof(*s.branches));
 	if (sched_getaffinity(0, sizeof(s.tracer_mask), &s.tracer_mask) < 0)
 		CPU_ZERO(&s.tracer_mask);   /* keep pinning: release_cpu() then fails harmlessly */
@@ -712,7 +727,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	s.pfds[s.nr_rings] = (struct pollfd){ .fd = s.sigfd, .events = POLLIN };
 	if (open_output(&s, &timer) < 0)
 		goto out;
-	if (o->pid && synthesize_threads(s.w, o->pid) < 0)
+	if (o->pid && synthesize_process(s.w, s.dsos, o->pid) < 0)
 		goto out;
 	if (forked) {
 		rc = release_workload(&s, go_fd, err_fd);
@@ -738,6 +753,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		 " cut short, %" PRIu64 " ending where they began), %" PRIu64 " stops, %" PRIu64 " single-steps",
 		 s.timer_samples, s.tracer.windows, s.dropped_windows, s.tracer.seek_hits, s.tracer.stops,
 		 s.tracer.steps);
+	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? build_id_cache_dir(&cache_owned) : NULL);
 	if (pd_writer_close(s.w, true) < 0) {
 		s.w = NULL;
 		goto out;
@@ -776,5 +792,7 @@ out:
 	free(s.branches);
 	free(s.pending);
 	free(tids);
+	free(cache_owned);
+	dso_tracker_free(s.dsos);
 	return rc;
 }

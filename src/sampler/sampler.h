@@ -30,10 +30,12 @@
  * The workload behaves as without ocrec: its signals are delivered, group-
  * stops kept, its exit status returned (record_stats.exit_status), threads,
  * forks and exec followed. During a window the thread is pinned to the
- * tracer's CPU (a cross-CPU ptrace stop costs about 4x more); its affinity is
+ * CPU the tracer is on (a cross-CPU ptrace stop costs about 4x more); its affinity is
  * restored before it runs freely again. Costs that remain: every signal the
  * workload receives is a ptrace stop (about 20 us here), and a window costs
- * one stop per unresolved branch (about 0.5 per taken branch in loops).
+ * one stop per branch that the registers do not decide (memory-driven code
+ * such as an interpreter: about 0.7 per taken branch) and at least one per
+ * loop iteration (a tight one-block loop: one per taken branch).
  */
 #ifndef OCREC_SAMPLER_H
 #define OCREC_SAMPLER_H

@@ -5,7 +5,11 @@
  * jumps and calls without stopping, and stops the thread (hardware debug
  * registers, so no text is written) only where the next branch's outcome is not
  * known yet: conditional branches are resolved from the flags at the stop,
- * returns from the stack, indirect branches from registers and memory; a
+ * returns from the stack, indirect branches from registers and memory; the
+ * register arithmetic of the code ahead is followed (emu.c), so branches whose
+ * flags or target registers it computes need no stop at all (a stop is still
+ * needed each time the path comes back to an address it passed: a debug
+ * register fires at the first pass); a
  * return from a call followed on the path is predicted when the callee
  * provably left its return address alone (stack pointer tracked, no stores
  * that could reach the stack). Up to four debug registers cover the outcomes
@@ -72,6 +76,9 @@ struct swb_ctl {
 	bool rsp_known;
 	int64_t rsp_delta;
 	bool stack_clean;
+	/* Its instructions' effects on the registers, in order (emu.h). */
+	const struct swb_uop *uops;
+	int nr_uops;
 };
 
 /* The control instruction ending the run that starts at addr, read through tid

@@ -25,12 +25,12 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 
-#include "sampler/swtrace.h"
+#include "sampler/emu.h"
 #include "util/util.h"
 
 #define MAX_DR 4
 #define MAX_NODES (2 * MAX_DR)
-#define MAX_SEGS 16
+#define MAX_SEGS 48
 #define MAX_SHADOW 8
 #define MAX_RESTARTS 8
 
@@ -61,6 +61,7 @@ struct node {
 	int total;              /* pending branches from the root through this node */
 	const struct swb_ctl *stop;           /* where the node ends (a leaf's debug register) */
 	bool leaf, expandable;
+	struct swb_emu st;      /* the registers before stop, as far as known */
 };
 
 struct plan {
@@ -267,17 +268,21 @@ static bool shadow_ret(struct node *n, const struct swb_ctl *c, uint64_t *to)
 	return true;
 }
 
-/* Extend node n from addr along direct jumps and calls, and returns from
- * calls it followed, while the budget (taken branches still wanted) leaves
- * room after each. */
+/* Extend node n from addr along direct jumps and calls, returns from calls
+ * it followed, and conditional and indirect branches that the registers
+ * computed on the way decide (emu.c), while the budget (taken branches still
+ * wanted) leaves room after each. */
 static void follow(struct swb_space *sp, pid_t tid, struct node *n, uint64_t addr, int budget)
 {
 	for (;;) {
 		const struct swb_ctl *c = swb_decode_run(sp, tid, addr);
 		uint64_t to;
+		int i, t;
 
 		add_seg(n, addr, c);
 		shadow_run(n, c);
+		for (i = 0; i < c->nr_uops; i++)
+			swb_emu_apply(&n->st, &c->uops[i]);
 		if (n->total + 1 >= budget || n->nr_seg == MAX_SEGS)
 			return;
 		if (c->kind == SWB_JMP || c->kind == SWB_CALL) {
@@ -288,9 +293,20 @@ static void follow(struct swb_space *sp, pid_t tid, struct node *n, uint64_t add
 		} else if (c->kind == SWB_RET && shadow_ret(n, c, &to)) {
 			add_pend(n, c->addr, to, PERF_BR_RET);
 			addr = to;
+		} else if (c->kind == SWB_JCC && (t = swb_emu_jcc(&n->st, c->insn_id)) >= 0) {
+			if (t)
+				add_pend(n, c->addr, c->target, PERF_BR_COND);
+			addr = t ? c->target : c->next;
+		} else if ((c->kind == SWB_JMP_IND || c->kind == SWB_CALL_IND) && !c->op_mem &&
+			   swb_emu_reg(&n->st, c->reg, &to)) {
+			add_pend(n, c->addr, to, perf_type(c->kind));
+			if (c->kind == SWB_CALL_IND)
+				shadow_call(n, c->next);
+			addr = to;
 		} else {
 			return;
 		}
+		swb_emu_ctl(&n->st, c);
 	}
 }
 
@@ -350,6 +366,8 @@ static void new_child(struct plan *p, int parent, uint64_t addr, const struct sw
 	c->total = p->n[parent].total;
 	c->nr_sh = p->n[parent].nr_sh;
 	memcpy(c->sh, p->n[parent].sh, sizeof(c->sh));
+	c->st = p->n[parent].st;
+	swb_emu_ctl(&c->st, p->n[parent].stop);
 	c->leaf = true;
 	if (taken)
 		add_pend(c, taken->from, taken->to, taken->type);
@@ -370,19 +388,26 @@ static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
 	r->leaf = true;
 	p->nr = 1;
 	p->rf_ip = regs->eflags & EFLAGS_RF ? ip : UINT64_MAX;
+	swb_emu_from_regs(&r->st, regs);
 	c = swb_decode_run(sp, tid, ip);
-	taken = c->addr == ip ? resolve(tid, c, regs, &to) : -1;
-	if (taken < 0 || (taken && budget == 1)) {
-		/* Unknown, or the window's last branch: the caller single-steps it. */
+	if (c->addr != ip) {
+		/* Straight-line code first: the registers may decide what ends it. */
+		follow(sp, tid, r, ip, budget);
+	} else {
+		taken = resolve(tid, c, regs, &to);
+		if (taken < 0 || (taken && budget == 1)) {
+			/* Unknown, or the window's last branch: the caller single-steps it. */
+			add_seg(r, ip, c);
+			return;
+		}
 		add_seg(r, ip, c);
-		return;
+		if (taken)
+			add_pend(r, ip, to, perf_type(c->kind));
+		if (c->kind == SWB_CALL || c->kind == SWB_CALL_IND)
+			shadow_call(r, c->next);
+		swb_emu_ctl(&r->st, c);
+		follow(sp, tid, r, taken ? to : c->next, budget);
 	}
-	add_seg(r, ip, c);
-	if (taken)
-		add_pend(r, ip, to, perf_type(c->kind));
-	if (c->kind == SWB_CALL || c->kind == SWB_CALL_IND)
-		shadow_call(r, c->next);
-	follow(sp, tid, r, taken ? to : c->next, budget);
 	r->expandable = !cut_root(p) && r->nr_seg > 1 && r->stop->kind == SWB_JCC && r->total + 1 < budget;
 
 	while (leaves < max_leaves) {

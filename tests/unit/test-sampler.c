@@ -1,6 +1,7 @@
 /* Unit tests of the software sampler's decoder: which instruction ends a
  * straight-line run, of what kind, with which target or operand, read from
- * this process's own memory as the sampler reads a tracee's. */
+ * this process's own memory as the sampler reads a tracee's; and of its
+ * register arithmetic (emu.c), against what this CPU computes. */
 #define _GNU_SOURCE
 #include <capstone/capstone.h>
 #include <stdint.h>
@@ -9,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sampler/swtrace.h"
+#include "sampler/emu.h"
 #include "tap.h"
 
 static uint8_t code[4096];
@@ -24,6 +25,204 @@ static uint64_t put(size_t off, const char *bytes, size_t n)
 static const struct swb_ctl *run(struct swb_space *sp, uint64_t addr)
 {
 	return swb_decode_run(sp, getpid(), addr);
+}
+
+/* Instructions on rax and rbx (and their low parts) that emu.c models. */
+static const struct { const char *name, *bytes; size_t n; } ops[] = {
+	{ "add %rbx,%rax", "\x48\x01\xd8", 3 }, { "add %ebx,%eax", "\x01\xd8", 2 },
+	{ "sub %rbx,%rax", "\x48\x29\xd8", 3 }, { "sub %ebx,%eax", "\x29\xd8", 2 },
+	{ "cmp %rbx,%rax", "\x48\x39\xd8", 3 }, { "cmp %ebx,%eax", "\x39\xd8", 2 },
+	{ "cmp %bl,%al", "\x38\xd8", 2 }, { "add %bl,%al", "\x00\xd8", 2 },
+	{ "and %rbx,%rax", "\x48\x21\xd8", 3 }, { "or %ebx,%eax", "\x09\xd8", 2 },
+	{ "xor %rbx,%rax", "\x48\x31\xd8", 3 }, { "test %rbx,%rax", "\x48\x85\xd8", 3 },
+	{ "test %bl,%al", "\x84\xd8", 2 }, { "test $1,%al", "\xa8\x01", 2 },
+	{ "add $5,%rax", "\x48\x83\xc0\x05", 4 }, { "sub $-128,%rax", "\x48\x83\xe8\x80", 4 },
+	{ "cmp $10,%eax", "\x83\xf8\x0a", 3 }, { "cmp $0x7fffffff,%rax", "\x48\x3d\xff\xff\xff\x7f", 6 },
+	{ "inc %rax", "\x48\xff\xc0", 3 }, { "dec %eax", "\xff\xc8", 2 }, { "inc %al", "\xfe\xc0", 2 },
+	{ "neg %rax", "\x48\xf7\xd8", 3 }, { "neg %eax", "\xf7\xd8", 2 },
+	{ "shl $3,%rax", "\x48\xc1\xe0\x03", 4 }, { "shl %eax", "\xd1\xe0", 2 },
+	{ "shr %eax", "\xd1\xe8", 2 }, { "shr $7,%rax", "\x48\xc1\xe8\x07", 4 },
+	{ "sar $5,%rax", "\x48\xc1\xf8\x05", 4 }, { "sar $31,%eax", "\xc1\xf8\x1f", 3 },
+	{ "sar %rax", "\x48\xd1\xf8", 3 },
+	{ "imul %rbx,%rax", "\x48\x0f\xaf\xc3", 4 }, { "imul $7,%ebx,%eax", "\x6b\xc3\x07", 3 },
+	{ "mov %ebx,%eax", "\x89\xd8", 2 }, { "mov %bl,%al", "\x88\xd8", 2 },
+	{ "movzbl %bl,%eax", "\x0f\xb6\xc3", 3 }, { "movsbq %bl,%rax", "\x48\x0f\xbe\xc3", 4 },
+	{ "movslq %ebx,%rax", "\x48\x63\xc3", 3 }, { "lea 8(%rax,%rbx,4),%rax", "\x48\x8d\x44\x98\x08", 5 },
+	{ "lea 8(%rax,%rbx,4),%eax", "\x8d\x44\x98\x08", 4 }, { "xor %eax,%eax", "\x31\xc0", 2 },
+	{ "mov $-1,%eax", "\xb8\xff\xff\xff\xff", 5 },
+	/* conditional moves and sets after a compare (two instructions) */
+	{ "cmp %rbx,%rax; cmovl %rbx,%rax", "\x48\x39\xd8\x48\x0f\x4c\xc3", 7 },
+	{ "cmp %ebx,%eax; cmova %ebx,%eax", "\x39\xd8\x0f\x47\xc3", 5 },
+	{ "test %eax,%eax; cmovne %ebx,%eax", "\x85\xc0\x0f\x45\xc3", 5 },
+	{ "cmp %rbx,%rax; setle %al", "\x48\x39\xd8\x0f\x9e\xc0", 6 },
+	{ "sub %ebx,%eax; setb %al", "\x29\xd8\x0f\x92\xc0", 5 },
+};
+
+/* Run op on this CPU: rax, rbx from io[0..1] and back, the flags in io[2]. */
+static void run_native(uint8_t *jit, const char *bytes, size_t n, uint64_t *io)
+{
+	/* push $0x202; popfq (the flags the emulator starts from); mov (%rdi),%rax; mov 8(%rdi),%rbx */
+	static const char pre[] = "\x68\x02\x02\x00\x00\x9d\x48\x8b\x07\x48\x8b\x5f\x08";
+	static const char post[] = "\x48\x89\x07\x48\x89\x5f\x08\x9c\x59\x48\x89\x4f\x10\xc3";
+	/* mov %rax,(%rdi); mov %rbx,8(%rdi); pushfq; pop %rcx; mov %rcx,16(%rdi); ret */
+	void (*fn)(uint64_t *) ;
+
+	memcpy(jit, pre, 13);
+	memcpy(jit + 13, bytes, n);
+	memcpy(jit + 13 + n, post, 14);
+	fn = (void (*)(uint64_t *))(uintptr_t)jit;
+	/* rbx is callee-saved: keep it around the call. */
+	__asm__ volatile("push %%rbx\n\tcall *%1\n\tpop %%rbx" : : "D"(io), "r"(fn) : "rax", "rcx", "memory", "cc");
+}
+
+/* The uops of the instructions in bytes (at most max); 0 when they do not decode. */
+static int uops_of(csh cs, const char *bytes, size_t n, struct swb_uop *u, int max)
+{
+	cs_insn *in = cs_malloc(cs);
+	const uint8_t *p = (const uint8_t *)bytes;
+	uint64_t addr = 0x1000;
+	int nr = 0;
+
+	while (n && nr < max && cs_disasm_iter(cs, &p, &n, &addr, in))
+		swb_uop_from_insn(cs, in, &u[nr++]);
+	cs_free(in, 1);
+	return n ? 0 : nr;
+}
+
+static bool uop_of(csh cs, const char *bytes, size_t n, struct swb_uop *u)
+{
+	return uops_of(cs, bytes, n, u, 1) == 1;
+}
+
+static void test_emu(void)
+{
+	static const uint64_t vals[] = {
+		0, 1, 2, 7, 0x7f, 0x80, 0xff, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000ULL,
+		0x7fffffffffffffffULL, 0x8000000000000000ULL, ~0ULL, ~0ULL - 1, 0x123456789abcdefULL,
+		0xfffffffffffffff9ULL, 10, 11,
+	};
+	const size_t nv = sizeof(vals) / sizeof(vals[0]);
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static const struct { uint8_t f; uint64_t hw; const char *name; } flags[] = {
+		{ 1, 0x1, "CF" }, { 2, 0x4, "PF" }, { 4, 0x40, "ZF" }, { 8, 0x80, "SF" }, { 16, 0x800, "OF" },
+	};
+	size_t i, j, k, f;
+	csh cs;
+
+	if (jit == MAP_FAILED || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+		CHECK(0, "emu: an executable page and capstone");
+		return;
+	}
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct swb_uop u[2];
+		int bad = 0, known_rax = 0, shown = 0, nu = uops_of(cs, ops[i].bytes, ops[i].n, u, 2), m;
+		char name[96];
+
+		if (!nu) {
+			CHECK(0, ops[i].name);
+			continue;
+		}
+		for (j = 0; j < nv; j++)
+			for (k = 0; k < nv; k++) {
+				uint64_t io[3] = { vals[j], vals[k], 0 };
+				struct user_regs_struct r;
+				struct swb_emu e;
+
+				memset(&r, 0, sizeof(r));
+				r.rax = vals[j];
+				r.rbx = vals[k];
+				r.eflags = 0x202;
+				swb_emu_from_regs(&e, &r);
+				for (m = 0; m < nu; m++)
+					swb_emu_apply(&e, &u[m]);
+				run_native(jit, ops[i].bytes, ops[i].n, io);
+				if (e.known & 1) {
+					known_rax++;
+					bad += e.r[0] != io[0];
+				}
+				bad += (e.known & 8) && e.r[3] != io[1];
+				for (f = 0; f < 5; f++)
+					bad += (e.fknown & flags[f].f) && !(e.flags & flags[f].f) != !(io[2] & flags[f].hw);
+				if (bad && !shown++)
+					printf("# %s with rax=%#llx rbx=%#llx: emu rax=%#llx flags=%#x/%#x, cpu rax=%#llx flags=%#llx\n",
+					     ops[i].name, (unsigned long long)vals[j], (unsigned long long)vals[k],
+					     (unsigned long long)e.r[0], e.flags, e.fknown, (unsigned long long)io[0],
+					     (unsigned long long)io[2]);
+			}
+		snprintf(name, sizeof(name), "emu: %s as this CPU computes it", ops[i].name);
+		CHECK(bad == 0, name);
+		snprintf(name, sizeof(name), "emu: rax known after %s", ops[i].name);
+		CHECK(known_rax == (int)(nv * nv), name);
+	}
+	/* An unmodelled instruction: what it writes becomes unknown. */
+	{
+		struct swb_uop u;
+		struct user_regs_struct r = { .eflags = 0x202 };
+		struct swb_emu e;
+
+		if (uop_of(cs, "\x48\xf7\xf3", 3, &u)) {   /* div %rbx */
+			swb_emu_from_regs(&e, &r);
+			swb_emu_apply(&e, &u);
+			CHECK(!(e.known & 1) && !(e.known & 4) && !e.fknown, "div %rbx: rax, rdx and the flags unknown");
+		}
+		if (uop_of(cs, "\xf2\x0f\x5e\xc1", 4, &u)) {   /* divsd %xmm1,%xmm0 */
+			swb_emu_from_regs(&e, &r);
+			swb_emu_apply(&e, &u);
+			CHECK(e.known == 0xffff, "divsd: the general registers stay known");
+		}
+		if (uop_of(cs, "\xf2\x0f\x10\x00", 4, &u)) {   /* movsd (%rax),%xmm0 */
+			swb_emu_from_regs(&e, &r);
+			swb_emu_apply(&e, &u);
+			CHECK(e.known == 0xffff, "movsd from memory: the general registers stay known");
+		}
+		if (uop_of(cs, "\x48\x3b\x03", 3, &u)) {   /* cmp (%rbx),%rax */
+			swb_emu_from_regs(&e, &r);
+			swb_emu_apply(&e, &u);
+			CHECK(e.known == 0xffff && !e.fknown, "cmp with memory: registers known, flags not");
+		}
+		if (uop_of(cs, "\x48\x8b\x03", 3, &u)) {   /* mov (%rbx),%rax */
+			swb_emu_from_regs(&e, &r);
+			swb_emu_apply(&e, &u);
+			CHECK(!(e.known & 1) && (e.known & 8), "a load: its destination unknown");
+		}
+		if (uop_of(cs, "\xf3\x48\xab", 3, &u)) {   /* rep stos */
+			swb_emu_from_regs(&e, &r);
+			swb_emu_apply(&e, &u);
+			CHECK(!(e.known & (1u << 1)) && !(e.known & (1u << 7)), "rep stos: rcx and rdi unknown");
+		}
+	}
+	/* Implicit writes of unmodelled instructions (capstone's access lists). */
+	{
+		static const struct { const char *name, *bytes; size_t n; uint16_t must; } imp[] = {
+			{ "cdqe", "\x48\x98", 2, 1 << 0 }, { "cqo", "\x48\x99", 2, 1 << 2 },
+			{ "cpuid", "\x0f\xa2", 2, 0xf }, { "rdtsc", "\x0f\x31", 2, 1 << 0 | 1 << 2 },
+			{ "mul %rbx", "\x48\xf7\xe3", 3, 1 << 0 | 1 << 2 }, { "imul %rbx", "\x48\xf7\xeb", 3, 1 << 0 | 1 << 2 },
+			{ "lodsb", "\xac", 1, 1 << 0 | 1 << 6 }, { "xchg %rax,%rbx", "\x48\x93", 2, 1 << 0 | 1 << 3 },
+			{ "cmpxchg %rcx,(%rbx)", "\x48\x0f\xb1\x0b", 4, 1 << 0 }, { "leave", "\xc9", 1, 1 << 4 | 1 << 5 },
+			{ "lahf", "\x9f", 1, 1 << 0 }, { "rdrand %rax", "\x48\x0f\xc7\xf0", 4, 1 << 0 },
+			{ "bswap %rax", "\x48\x0f\xc8", 3, 1 << 0 }, { "rol $3,%rax", "\x48\xc1\xc0\x03", 4, 1 << 0 },
+			{ "adc %rbx,%rax", "\x48\x11\xd8", 3, 1 << 0 }, { "movq %xmm0,%rax", "\x66\x48\x0f\x7e\xc0", 5, 1 << 0 },
+			{ "cvttsd2si %xmm0,%eax", "\xf2\x0f\x2c\xc0", 4, 1 << 0 }, { "xadd %rax,%rbx", "\x48\x0f\xc1\xc3", 4, 1 << 0 | 1 << 3 },
+		};
+		struct user_regs_struct r = { .eflags = 0x202 };
+		struct swb_uop u;
+		struct swb_emu e;
+		char name[96];
+
+		for (i = 0; i < sizeof(imp) / sizeof(imp[0]); i++) {
+			bool ok = uop_of(cs, imp[i].bytes, imp[i].n, &u);
+
+			if (ok) {
+				swb_emu_from_regs(&e, &r);
+				swb_emu_apply(&e, &u);
+			}
+			snprintf(name, sizeof(name), "emu: %s makes what it writes and the flags unknown", imp[i].name);
+			CHECK(ok && !(e.known & imp[i].must) && !e.fknown, name);
+		}
+	}
+	cs_close(&cs);
+	munmap(jit, 4096);
 }
 
 int main(void)
@@ -122,5 +321,6 @@ int main(void)
 	CHECK_INT(run(sp, a)->kind, SWB_RET, "invalidate all");
 
 	swb_space_free(sp);
+	test_emu();
 	return test_done();
 }

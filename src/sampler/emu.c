@@ -1,0 +1,681 @@
+/* emu.c — register arithmetic ahead of the thread: the general registers and
+ * the flags that straight-line code computes from registers and constants,
+ * so that the planner can resolve a conditional branch (or an indirect one
+ * through a register) without stopping the thread there.
+ *
+ * Only the instructions below are modelled exactly (32- and 64-bit operands);
+ * whatever else an instruction writes becomes unknown (capstone's access
+ * lists, flags always). Memory is never read: a load makes its destination
+ * unknown, since the thread (or another) may store there before it runs. */
+#include <capstone/capstone.h>
+#include <string.h>
+
+#include "sampler/emu.h"
+
+enum { F_CF = 1, F_PF = 2, F_ZF = 4, F_SF = 8, F_OF = 16, F_ALL = 31 };
+
+enum uop_kind {
+	U_NONE,     /* no register or flag effect (nop, stores of registers) */
+	U_MOV,      /* dst = src or imm (zero-extends at width 4) */
+	U_MOVX,     /* movzx/movsx/movsxd: dst = extend(src, src_width) */
+	U_LEA,      /* dst = base + index*scale + imm */
+	U_ALU,      /* add sub cmp and or xor test: flags, and dst unless cmp/test */
+	U_INC, U_DEC, U_NEG,
+	U_SHL, U_SHR, U_SAR,  /* by imm */
+	U_IMUL,     /* dst = src * (imm or dst) */
+	U_PUSH, U_POP,
+	U_CMOV,     /* dst = src if cond (a 32-bit dst is zero-extended either way) */
+	U_SETCC,    /* 8-bit dst = cond */
+	U_KILL,     /* anything else: the kill mask and the flags become unknown */
+};
+
+enum alu { A_ADD, A_SUB, A_CMP, A_AND, A_OR, A_XOR, A_TEST };
+
+#define NO_REG 0xff
+
+/* Index 0-15 of the general register that holds reg, and reg's width in
+ * *bits (0 for AH..BH, which sit 8 bits up). */
+static unsigned gpr(unsigned reg, int *bits)
+{
+	static const struct { unsigned r; unsigned char g, bits; } t[] = {
+		{ X86_REG_RAX, 0, 64 }, { X86_REG_EAX, 0, 32 }, { X86_REG_AX, 0, 16 }, { X86_REG_AL, 0, 8 },
+		{ X86_REG_RCX, 1, 64 }, { X86_REG_ECX, 1, 32 }, { X86_REG_CX, 1, 16 }, { X86_REG_CL, 1, 8 },
+		{ X86_REG_RDX, 2, 64 }, { X86_REG_EDX, 2, 32 }, { X86_REG_DX, 2, 16 }, { X86_REG_DL, 2, 8 },
+		{ X86_REG_RBX, 3, 64 }, { X86_REG_EBX, 3, 32 }, { X86_REG_BX, 3, 16 }, { X86_REG_BL, 3, 8 },
+		{ X86_REG_RSP, 4, 64 }, { X86_REG_ESP, 4, 32 }, { X86_REG_SP, 4, 16 }, { X86_REG_SPL, 4, 8 },
+		{ X86_REG_RBP, 5, 64 }, { X86_REG_EBP, 5, 32 }, { X86_REG_BP, 5, 16 }, { X86_REG_BPL, 5, 8 },
+		{ X86_REG_RSI, 6, 64 }, { X86_REG_ESI, 6, 32 }, { X86_REG_SI, 6, 16 }, { X86_REG_SIL, 6, 8 },
+		{ X86_REG_RDI, 7, 64 }, { X86_REG_EDI, 7, 32 }, { X86_REG_DI, 7, 16 }, { X86_REG_DIL, 7, 8 },
+		{ X86_REG_R8, 8, 64 }, { X86_REG_R8D, 8, 32 }, { X86_REG_R8W, 8, 16 }, { X86_REG_R8B, 8, 8 },
+		{ X86_REG_R9, 9, 64 }, { X86_REG_R9D, 9, 32 }, { X86_REG_R9W, 9, 16 }, { X86_REG_R9B, 9, 8 },
+		{ X86_REG_R10, 10, 64 }, { X86_REG_R10D, 10, 32 }, { X86_REG_R10W, 10, 16 }, { X86_REG_R10B, 10, 8 },
+		{ X86_REG_R11, 11, 64 }, { X86_REG_R11D, 11, 32 }, { X86_REG_R11W, 11, 16 }, { X86_REG_R11B, 11, 8 },
+		{ X86_REG_R12, 12, 64 }, { X86_REG_R12D, 12, 32 }, { X86_REG_R12W, 12, 16 }, { X86_REG_R12B, 12, 8 },
+		{ X86_REG_R13, 13, 64 }, { X86_REG_R13D, 13, 32 }, { X86_REG_R13W, 13, 16 }, { X86_REG_R13B, 13, 8 },
+		{ X86_REG_R14, 14, 64 }, { X86_REG_R14D, 14, 32 }, { X86_REG_R14W, 14, 16 }, { X86_REG_R14B, 14, 8 },
+		{ X86_REG_R15, 15, 64 }, { X86_REG_R15D, 15, 32 }, { X86_REG_R15W, 15, 16 }, { X86_REG_R15B, 15, 8 },
+		{ X86_REG_AH, 0, 0 }, { X86_REG_CH, 1, 0 }, { X86_REG_DH, 2, 0 }, { X86_REG_BH, 3, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].r == reg) {
+			*bits = t[i].bits;
+			return t[i].g;
+		}
+	*bits = 0;
+	return NO_REG;
+}
+
+/* A register operand of 32 or 64 bits (also 8 and 16 with any_width, but
+ * not AH..BH); NO_REG otherwise. */
+static unsigned reg_operand(const cs_x86_op *op, int *bits, bool any_width)
+{
+	unsigned g;
+
+	if (op->type != X86_OP_REG)
+		return NO_REG;
+	g = gpr(op->reg, bits);
+	if (g == NO_REG || !*bits || (!any_width && *bits < 32))
+		return NO_REG;
+	return g;
+}
+
+static unsigned full_gpr(const cs_x86_op *op, int *bits)
+{
+	return reg_operand(op, bits, false);
+}
+
+/* Instructions that write no general register but their explicit operands
+ * (the ISA says so; capstone's implicit lists miss some, e.g. cmpxchg's rax). */
+static bool explicit_only(unsigned id)
+{
+	switch (id) {
+	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX: case X86_INS_MOVSXD: case X86_INS_MOVABS:
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR:
+	case X86_INS_ADC: case X86_INS_SBB: case X86_INS_CMP: case X86_INS_TEST: case X86_INS_LEA:
+	case X86_INS_NOT: case X86_INS_NEG: case X86_INS_INC: case X86_INS_DEC:
+	case X86_INS_SHL: case X86_INS_SHR: case X86_INS_SAR: case X86_INS_ROL: case X86_INS_ROR:
+	case X86_INS_RCL: case X86_INS_RCR: case X86_INS_SHLD: case X86_INS_SHRD:
+	case X86_INS_BSF: case X86_INS_BSR: case X86_INS_TZCNT: case X86_INS_LZCNT: case X86_INS_POPCNT:
+	case X86_INS_BT: case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC: case X86_INS_BSWAP:
+	case X86_INS_MOVBE: case X86_INS_ANDN: case X86_INS_SARX: case X86_INS_SHLX: case X86_INS_SHRX:
+	case X86_INS_RORX:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Vector and x87 instructions: without a general register operand they
+ * write none (pcmp*stri write rcx: not here). */
+static bool vector_only(csh cs, const cs_insn *in)
+{
+	static const unsigned groups[] = {
+		X86_GRP_SSE1, X86_GRP_SSE2, X86_GRP_SSE3, X86_GRP_SSE41, X86_GRP_SSE42, X86_GRP_SSE4A,
+		X86_GRP_SSSE3, X86_GRP_AVX, X86_GRP_AVX2, X86_GRP_AVX512, X86_GRP_FMA, X86_GRP_FMA4,
+		X86_GRP_F16C, X86_GRP_FPU,
+	};
+	size_t i;
+
+	switch (in->id) {
+	case X86_INS_PCMPESTRI: case X86_INS_PCMPISTRI: case X86_INS_VPCMPESTRI: case X86_INS_VPCMPISTRI:
+		return false;
+	default:
+		break;
+	}
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (cs_insn_group(cs, in, groups[i]))
+			return true;
+	return false;
+}
+
+/* The general registers an unmodelled instruction may write, as a mask:
+ * its register operands that it writes when it has no other effect, none
+ * for vector code that names none, all of them for anything else (string
+ * instructions, cmpxchg, mul, cpuid... whose implicit operands capstone
+ * does not always list). */
+static uint16_t written(csh cs, const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	uint16_t mask = 0, named = 0;
+	uint8_t i;
+	int bits;
+
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		unsigned g;
+
+		if (op->type != X86_OP_REG || (g = gpr(op->reg, &bits)) == NO_REG)
+			continue;
+		named |= (uint16_t)(1u << g);
+		if (!op->access || (op->access & CS_AC_WRITE))
+			mask |= (uint16_t)(1u << g);
+	}
+	if (explicit_only(in->id))
+		return mask;
+	if (!named && vector_only(cs, in))
+		return 0;
+	return 0xffff;
+}
+
+/* The jcc that tests the condition of a cmovcc or setcc (*set says which);
+ * 0 for other instructions. */
+static unsigned cond_of(unsigned id, bool *set)
+{
+	static const unsigned t[][3] = {
+		{ X86_INS_CMOVA, X86_INS_SETA, X86_INS_JA }, { X86_INS_CMOVAE, X86_INS_SETAE, X86_INS_JAE },
+		{ X86_INS_CMOVB, X86_INS_SETB, X86_INS_JB }, { X86_INS_CMOVBE, X86_INS_SETBE, X86_INS_JBE },
+		{ X86_INS_CMOVE, X86_INS_SETE, X86_INS_JE }, { X86_INS_CMOVNE, X86_INS_SETNE, X86_INS_JNE },
+		{ X86_INS_CMOVG, X86_INS_SETG, X86_INS_JG }, { X86_INS_CMOVGE, X86_INS_SETGE, X86_INS_JGE },
+		{ X86_INS_CMOVL, X86_INS_SETL, X86_INS_JL }, { X86_INS_CMOVLE, X86_INS_SETLE, X86_INS_JLE },
+		{ X86_INS_CMOVO, X86_INS_SETO, X86_INS_JO }, { X86_INS_CMOVNO, X86_INS_SETNO, X86_INS_JNO },
+		{ X86_INS_CMOVS, X86_INS_SETS, X86_INS_JS }, { X86_INS_CMOVNS, X86_INS_SETNS, X86_INS_JNS },
+		{ X86_INS_CMOVP, X86_INS_SETP, X86_INS_JP }, { X86_INS_CMOVNP, X86_INS_SETNP, X86_INS_JNP },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i][0] == id || t[i][1] == id) {
+			*set = t[i][1] == id;
+			return t[i][2];
+		}
+	return 0;
+}
+
+static void kill(csh cs, const cs_insn *in, struct swb_uop *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->kind = U_KILL;
+	u->kill = written(cs, in);
+}
+
+void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *o0 = x->op_count > 0 ? &x->operands[0] : NULL;
+	const cs_x86_op *o1 = x->op_count > 1 ? &x->operands[1] : NULL;
+	int b0 = 0, b1 = 0;
+	unsigned d = o0 ? reg_operand(o0, &b0, true) : NO_REG, s = NO_REG;
+
+	kill(cs, in, u);
+	u->width = (uint8_t)(b0 / 8);
+	u->dst = (uint8_t)d;
+	u->src = NO_REG;
+	u->base = u->index = NO_REG;
+	switch (in->id) {
+	case X86_INS_NOP:
+	case X86_INS_ENDBR64:
+		u->kind = U_NONE;
+		return;
+	case X86_INS_MOV:
+		if (o0 && o0->type == X86_OP_MEM && o1 && (o1->type == X86_OP_REG || o1->type == X86_OP_IMM)) {
+			u->kind = U_NONE;   /* a store: no register changes */
+			return;
+		}
+		if (d == NO_REG || !o1)
+			return;
+		if (o1->type == X86_OP_IMM) {
+			u->kind = U_MOV;
+			u->imm = o1->imm;
+		} else if ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == b0) {
+			u->kind = U_MOV;
+			u->src = (uint8_t)s;
+		}
+		return;
+	case X86_INS_MOVZX:
+	case X86_INS_MOVSX:
+	case X86_INS_MOVSXD:
+		if (d == NO_REG || b0 < 32 || !o1 || (s = reg_operand(o1, &b1, true)) == NO_REG)
+			return;
+		u->kind = U_MOVX;
+		u->src = (uint8_t)s;
+		u->src_width = (uint8_t)(b1 / 8);
+		u->sign = in->id != X86_INS_MOVZX;
+		return;
+	case X86_INS_LEA:
+		if (d == NO_REG || b0 < 32 || !o1 || o1->type != X86_OP_MEM || o1->mem.segment != X86_REG_INVALID)
+			return;
+		if (o1->mem.base == X86_REG_RIP) {
+			u->imm = o1->mem.disp + (int64_t)(in->address + in->size);
+		} else {
+			u->imm = o1->mem.disp;
+			if (o1->mem.base != X86_REG_INVALID &&
+			    ((s = gpr(o1->mem.base, &b1)) == NO_REG || b1 != 64))
+				return;
+			u->base = o1->mem.base != X86_REG_INVALID ? (uint8_t)s : NO_REG;
+		}
+		if (o1->mem.index != X86_REG_INVALID) {
+			if ((s = gpr(o1->mem.index, &b1)) == NO_REG || b1 != 64)
+				return;
+			u->index = (uint8_t)s;
+			u->scale = (uint8_t)o1->mem.scale;
+		}
+		u->kind = U_LEA;
+		return;
+	case X86_INS_ADD: u->alu = A_ADD; break;
+	case X86_INS_SUB: u->alu = A_SUB; break;
+	case X86_INS_CMP: u->alu = A_CMP; break;
+	case X86_INS_AND: u->alu = A_AND; break;
+	case X86_INS_OR: u->alu = A_OR; break;
+	case X86_INS_XOR: u->alu = A_XOR; break;
+	case X86_INS_TEST: u->alu = A_TEST; break;
+	case X86_INS_INC:
+	case X86_INS_DEC:
+	case X86_INS_NEG:
+		if (d != NO_REG && x->op_count == 1)
+			u->kind = in->id == X86_INS_INC ? U_INC : in->id == X86_INS_DEC ? U_DEC : U_NEG;
+		return;
+	case X86_INS_SHL:
+	case X86_INS_SHR:
+	case X86_INS_SAR:
+		if (d != NO_REG && b0 >= 32 && o1 && o1->type == X86_OP_IMM) {
+			u->kind = in->id == X86_INS_SHL ? U_SHL : in->id == X86_INS_SHR ? U_SHR : U_SAR;
+			u->imm = o1->imm;
+		}
+		return;
+	case X86_INS_IMUL:
+		if (d == NO_REG || b0 < 32 || !o1 || (s = full_gpr(o1, &b1)) == NO_REG || b1 != b0)
+			return;
+		if (x->op_count == 2) {
+			u->kind = U_IMUL;
+			u->src = (uint8_t)s;
+			u->imm_is_dst = true;
+		} else if (x->op_count == 3 && x->operands[2].type == X86_OP_IMM) {
+			u->kind = U_IMUL;
+			u->src = (uint8_t)s;
+			u->imm = x->operands[2].imm;
+		}
+		return;
+	case X86_INS_PUSH:
+		u->kind = U_PUSH;   /* rsp -= 8; memory only otherwise */
+		if (o0 && o0->size != 8)
+			kill(cs, in, u);
+		return;
+	case X86_INS_POP:
+		if (d != NO_REG && b0 == 64)
+			u->kind = U_POP;
+		return;
+	default: {
+		bool set = false;
+		unsigned cond = cond_of(in->id, &set);
+
+		if (!cond || d == NO_REG)
+			return;
+		if (set && b0 == 8 && x->op_count == 1) {
+			u->kind = U_SETCC;
+			u->cond = (uint16_t)cond;
+		} else if (!set && b0 >= 32 && o1 && (s = full_gpr(o1, &b1)) != NO_REG && b1 == b0) {
+			u->kind = U_CMOV;
+			u->src = (uint8_t)s;
+			u->cond = (uint16_t)cond;
+		}
+		return;
+	}
+	}
+	/* ALU with a 32/64-bit register destination (a memory destination or
+	 * source leaves the flags unknown, kill does that). */
+	if (d == NO_REG || !o1)
+		return;
+	if (o1->type == X86_OP_IMM) {
+		u->kind = U_ALU;
+		u->imm = o1->imm;
+	} else if ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == b0) {
+		u->kind = U_ALU;
+		u->src = (uint8_t)s;
+	}
+}
+
+static uint64_t mask_of(int width)
+{
+	return width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+}
+
+static bool is_known(const struct swb_emu *e, unsigned g)
+{
+	return g < 16 && (e->known >> g & 1);
+}
+
+static void set_reg(struct swb_emu *e, unsigned g, uint64_t v)
+{
+	e->r[g] = v;
+	e->known |= (uint16_t)(1u << g);
+}
+
+static void forget(struct swb_emu *e, unsigned g)
+{
+	if (g < 16)
+		e->known &= (uint16_t)~(1u << g);
+}
+
+/* Write the low width bytes of register g: 4 bytes zero-extend, 1 and 2
+ * keep the rest (so the rest must be known). */
+static void write_reg(struct swb_emu *e, unsigned g, int width, uint64_t v)
+{
+	uint64_t m = mask_of(width);
+
+	if (width >= 4)
+		set_reg(e, g, v & m);
+	else if (is_known(e, g))
+		set_reg(e, g, (e->r[g] & ~m) | (v & m));
+	else
+		forget(e, g);
+}
+
+/* ZF, SF, PF of a result; CF and OF given. */
+static void set_flags(struct swb_emu *e, uint64_t res, int width, bool cf, bool of, uint8_t which)
+{
+	uint64_t m = mask_of(width), sign = 1ULL << (8 * width - 1);
+	uint8_t f = 0;
+
+	res &= m;
+	if (cf) f |= F_CF;
+	if (of) f |= F_OF;
+	if (!res) f |= F_ZF;
+	if (res & sign) f |= F_SF;
+	if (!(__builtin_popcount((unsigned)(res & 0xff)) & 1)) f |= F_PF;
+	e->flags = (uint8_t)((e->flags & ~which) | (f & which));
+	e->fknown |= which;
+}
+
+/* The value of the source operand (register or immediate); false when unknown. */
+static bool src_value(const struct swb_emu *e, const struct swb_uop *u, uint64_t *v)
+{
+	if (u->src == NO_REG) {
+		*v = (uint64_t)u->imm;
+		return true;
+	}
+	if (!is_known(e, u->src))
+		return false;
+	*v = e->r[u->src];
+	return true;
+}
+
+static void alu(struct swb_emu *e, const struct swb_uop *u)
+{
+	uint64_t m = mask_of(u->width), sign = 1ULL << (8 * u->width - 1), a, b, r;
+	bool cf = false, of = false;
+
+	/* xor/sub of a register with itself is 0 whatever it held. */
+	if ((u->alu == A_XOR || u->alu == A_SUB) && u->src == u->dst) {
+		write_reg(e, u->dst, u->width, 0);
+		set_flags(e, 0, u->width, false, false, F_ALL);
+		return;
+	}
+	if (!is_known(e, u->dst) || !src_value(e, u, &b)) {
+		if (u->alu != A_CMP && u->alu != A_TEST)
+			forget(e, u->dst);
+		e->fknown = 0;
+		return;
+	}
+	a = e->r[u->dst] & m;
+	b &= m;
+	switch (u->alu) {
+	case A_ADD:
+		r = (a + b) & m;
+		cf = r < a;
+		of = ((a ^ r) & (b ^ r) & sign) != 0;
+		break;
+	case A_SUB:
+	case A_CMP:
+		r = (a - b) & m;
+		cf = a < b;
+		of = ((a ^ b) & (a ^ r) & sign) != 0;
+		break;
+	case A_AND:
+	case A_TEST:
+		r = a & b;
+		break;
+	case A_OR:
+		r = a | b;
+		break;
+	default:
+		r = a ^ b;
+		break;
+	}
+	set_flags(e, r, u->width, cf, of, F_ALL);
+	if (u->alu != A_CMP && u->alu != A_TEST)
+		write_reg(e, u->dst, u->width, r);
+}
+
+static void shift(struct swb_emu *e, const struct swb_uop *u)
+{
+	int bits = 8 * u->width;
+	unsigned n = (unsigned)u->imm & (bits == 64 ? 63 : 31);
+	uint64_t m = mask_of(u->width), sign = 1ULL << (bits - 1), a, r;
+	bool cf, of;
+
+	if (!is_known(e, u->dst)) {
+		if (n)
+			e->fknown = 0;
+		return;
+	}
+	a = e->r[u->dst] & m;
+	if (!n) {   /* no change, not even to the flags; a 32-bit write still zero-extends */
+		set_reg(e, u->dst, a);
+		return;
+	}
+	if (u->kind == U_SHL) {
+		r = (n >= 64 ? 0 : a << n) & m;
+		cf = n <= (unsigned)bits && (a >> (bits - n)) & 1;
+		of = ((r & sign) != 0) != cf;
+	} else if (u->kind == U_SHR) {
+		r = a >> n;
+		cf = (a >> (n - 1)) & 1;
+		of = (a & sign) != 0;
+	} else {
+		int64_t sa = bits == 64 ? (int64_t)a : (int64_t)(int32_t)(uint32_t)a;
+
+		r = (uint64_t)(sa >> n) & m;
+		cf = ((uint64_t)(sa >> (n - 1))) & 1;
+		of = false;
+	}
+	set_reg(e, u->dst, r);
+	set_flags(e, r, u->width, cf, of, n == 1 ? F_ALL : F_ALL & ~F_OF);
+	if (n != 1)
+		e->fknown &= (uint8_t)~F_OF;
+}
+
+void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
+{
+	uint64_t m = mask_of(u->width), v, w;
+
+	switch (u->kind) {
+	case U_NONE:
+		return;
+	case U_MOV:
+		if (src_value(e, u, &v))
+			write_reg(e, u->dst, u->width, v);
+		else
+			forget(e, u->dst);
+		return;
+	case U_MOVX:
+		if (!is_known(e, u->src)) {
+			forget(e, u->dst);
+			return;
+		}
+		v = e->r[u->src] & mask_of(u->src_width);
+		if (u->sign && u->src_width < 8 && (v >> (8 * u->src_width - 1)) & 1)
+			v |= ~mask_of(u->src_width);
+		set_reg(e, u->dst, v & m);
+		return;
+	case U_LEA:
+		if ((u->base != NO_REG && !is_known(e, u->base)) || (u->index != NO_REG && !is_known(e, u->index))) {
+			forget(e, u->dst);
+			return;
+		}
+		v = (uint64_t)u->imm;
+		if (u->base != NO_REG)
+			v += e->r[u->base];
+		if (u->index != NO_REG)
+			v += e->r[u->index] * u->scale;
+		set_reg(e, u->dst, v & m);
+		return;
+	case U_ALU:
+		alu(e, u);
+		return;
+	case U_INC:
+	case U_DEC:
+	case U_NEG:
+		if (!is_known(e, u->dst)) {
+			forget(e, u->dst);
+			e->fknown &= u->kind == U_NEG ? 0 : F_CF;   /* inc/dec keep CF */
+			return;
+		}
+		v = e->r[u->dst] & m;
+		if (u->kind == U_NEG) {
+			w = (0 - v) & m;
+			set_flags(e, w, u->width, v != 0, v == (1ULL << (8 * u->width - 1)), F_ALL);
+		} else {
+			w = (u->kind == U_INC ? v + 1 : v - 1) & m;
+			set_flags(e, w, u->width, false,
+				  u->kind == U_INC ? w == 1ULL << (8 * u->width - 1) : v == 1ULL << (8 * u->width - 1),
+				  F_ALL & ~F_CF);
+		}
+		write_reg(e, u->dst, u->width, w);
+		return;
+	case U_SHL:
+	case U_SHR:
+	case U_SAR:
+		shift(e, u);
+		return;
+	case U_IMUL: {
+		uint64_t a;
+
+		e->fknown = 0;   /* SF, ZF, PF are undefined; CF/OF rarely steer a branch */
+		if (!is_known(e, u->src) || (u->imm_is_dst && !is_known(e, u->dst))) {
+			forget(e, u->dst);
+			return;
+		}
+		a = e->r[u->src];
+		v = u->imm_is_dst ? e->r[u->dst] : (uint64_t)u->imm;
+		set_reg(e, u->dst, (a * v) & m);
+		return;
+	}
+	case U_CMOV:
+	case U_SETCC: {
+		int t = swb_emu_jcc(e, u->cond);
+
+		if (t < 0 || (u->kind == U_CMOV && t && !is_known(e, u->src)))
+			forget(e, u->dst);
+		else if (u->kind == U_SETCC)
+			write_reg(e, u->dst, 1, (uint64_t)t);
+		else if (t)
+			write_reg(e, u->dst, u->width, e->r[u->src]);
+		else if (u->width == 4 && is_known(e, u->dst))
+			set_reg(e, u->dst, e->r[u->dst] & 0xffffffff);
+		else if (u->width == 4)
+			forget(e, u->dst);
+		return;
+	}
+	case U_PUSH:
+		if (is_known(e, 4))
+			e->r[4] -= 8;
+		return;
+	case U_POP:
+		forget(e, u->dst);
+		if (is_known(e, 4) && u->dst != 4)
+			e->r[4] += 8;
+		return;
+	default:
+		e->known &= (uint16_t)~u->kill;
+		e->fknown = 0;
+		return;
+	}
+}
+
+void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r)
+{
+	uint64_t f = r->eflags;
+
+	e->r[0] = r->rax; e->r[1] = r->rcx; e->r[2] = r->rdx; e->r[3] = r->rbx;
+	e->r[4] = r->rsp; e->r[5] = r->rbp; e->r[6] = r->rsi; e->r[7] = r->rdi;
+	e->r[8] = r->r8; e->r[9] = r->r9; e->r[10] = r->r10; e->r[11] = r->r11;
+	e->r[12] = r->r12; e->r[13] = r->r13; e->r[14] = r->r14; e->r[15] = r->r15;
+	e->known = 0xffff;
+	e->flags = (uint8_t)((f & 1 ? F_CF : 0) | (f & 4 ? F_PF : 0) | (f & 0x40 ? F_ZF : 0) |
+			     (f & 0x80 ? F_SF : 0) | (f & 0x800 ? F_OF : 0));
+	e->fknown = F_ALL;
+}
+
+bool swb_emu_reg(const struct swb_emu *e, unsigned reg, uint64_t *v)
+{
+	int bits;
+	unsigned g = gpr(reg, &bits);
+
+	if (g == NO_REG || bits != 64 || !is_known(e, g))
+		return false;
+	*v = e->r[g];
+	return true;
+}
+
+void swb_emu_adjust_sp(struct swb_emu *e, int64_t delta)
+{
+	if (is_known(e, 4))
+		e->r[4] += (uint64_t)delta;
+}
+
+int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id)
+{
+	uint8_t need, f = e->flags;
+	bool cf = f & F_CF, pf = f & F_PF, zf = f & F_ZF, sf = f & F_SF, of = f & F_OF;
+
+	switch (insn_id) {
+	case X86_INS_JO: case X86_INS_JNO: need = F_OF; break;
+	case X86_INS_JB: case X86_INS_JAE: need = F_CF; break;
+	case X86_INS_JE: case X86_INS_JNE: need = F_ZF; break;
+	case X86_INS_JBE: case X86_INS_JA: need = F_CF | F_ZF; break;
+	case X86_INS_JS: case X86_INS_JNS: need = F_SF; break;
+	case X86_INS_JP: case X86_INS_JNP: need = F_PF; break;
+	case X86_INS_JL: case X86_INS_JGE: need = F_SF | F_OF; break;
+	case X86_INS_JLE: case X86_INS_JG: need = F_ZF | F_SF | F_OF; break;
+	default: return -1;   /* jrcxz, loop: left to a stop */
+	}
+	if ((e->fknown & need) != need)
+		return -1;
+	switch (insn_id) {
+	case X86_INS_JO: return of;
+	case X86_INS_JNO: return !of;
+	case X86_INS_JB: return cf;
+	case X86_INS_JAE: return !cf;
+	case X86_INS_JE: return zf;
+	case X86_INS_JNE: return !zf;
+	case X86_INS_JBE: return cf || zf;
+	case X86_INS_JA: return !cf && !zf;
+	case X86_INS_JS: return sf;
+	case X86_INS_JNS: return !sf;
+	case X86_INS_JP: return pf;
+	case X86_INS_JNP: return !pf;
+	case X86_INS_JL: return sf != of;
+	case X86_INS_JGE: return sf == of;
+	case X86_INS_JLE: return zf || sf != of;
+	default: return !zf && sf == of;
+	}
+}
+
+void swb_emu_ctl(struct swb_emu *e, const struct swb_ctl *c)
+{
+	switch (c->kind) {
+	case SWB_CALL:
+	case SWB_CALL_IND:
+		swb_emu_adjust_sp(e, -8);
+		return;
+	case SWB_RET:
+		if (c->ret_imm)
+			forget(e, 4);
+		else
+			swb_emu_adjust_sp(e, 8);
+		return;
+	case SWB_JCC:
+		if (c->insn_id == X86_INS_LOOP || c->insn_id == X86_INS_LOOPE || c->insn_id == X86_INS_LOOPNE)
+			forget(e, 1);
+		return;
+	case SWB_JMP:
+	case SWB_JMP_IND:
+		return;
+	default:   /* syscalls and the unknown */
+		e->known = 0;
+		e->fknown = 0;
+		return;
+	}
+}
