@@ -4,6 +4,7 @@
 #   make check SANITIZE=1  the same under AddressSanitizer + UBSan (separate build dir)
 #   make deps            install the Debian packages ocrec needs (root)
 #   make fuzz            build the libFuzzer target for the perf.data reader
+#   make demo            record and report the bundled demo program (contrib/demo)
 #   make install         PREFIX=/usr/local DESTDIR=
 
 VERSION  := 0.1.0
@@ -89,16 +90,35 @@ deps:
 # The reader and what it uses, instrumented for libFuzzer.
 fuzz: test-bins
 	@mkdir -p $(BUILD)/fuzz
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc $(PKG_CFLAGS) \
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc $(PKG_CFLAGS) \
 	    -o $(BUILD)/fuzz/fuzz-perfdata tests/fuzz/fuzz-perfdata.c \
-	    $(wildcard src/perfdata/*.c) $(wildcard src/util/*.c) $(LDLIBS)
+	    $(wildcard src/perfdata/*.c) $(wildcard src/script/*.c) $(wildcard src/util/*.c) $(LDLIBS)
 
-install: ocrec
-	install -d $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+# The README's first command: record the bundled demo program with branch stacks (LBR,
+# or the software branch sampler where there is none) and show ocrec's views of it.
+DEMO := $(BUILD)/demo
+.PHONY: demo
+demo: ocrec
+	@mkdir -p $(DEMO)
+	$(CC) -O2 -g -o $(DEMO)/flag contrib/demo/flag.c
+	$(BUILD)/ocrec info
+	$(BUILD)/ocrec record -b -o $(DEMO)/perf.data $(DEMO)/flag
+	$(BUILD)/ocrec report -i $(DEMO)/perf.data --sort symbol_from,symbol_to --stdio
+	$(BUILD)/ocrec report -i $(DEMO)/perf.data --source --stdio
+	$(BUILD)/ocrec report -i $(DEMO)/perf.data --branch-history --max-rows 1 --stdio
+	$(BUILD)/ocrec autofdo -i $(DEMO)/perf.data --binary $(DEMO)/flag -o $(DEMO)/flag.prof
+	@echo "AutoFDO profile for clang -fprofile-sample-use: $(DEMO)/flag.prof"
+
+# Installs the binary, the man pages (docs/*.1), bash completion and the flame-graph
+# converter. Depends on the binary, not on the ./ocrec link, so that installing from
+# another BUILD leaves the source tree alone.
+install: $(BUILD)/ocrec
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(BUILD)/ocrec $(DESTDIR)$(PREFIX)/bin/ocrec
-	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/)
-	$(if $(wildcard contrib/ocrec.bash),install -m 644 contrib/ocrec.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ocrec)
+	install -m 755 contrib/ocrec-flamegraph $(DESTDIR)$(PREFIX)/bin/ocrec-flamegraph
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 contrib/ocrec.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ocrec
 
 clean:
 	rm -rf build build-san build-* ocrec

@@ -19,11 +19,16 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 python3 "$ROOT/bench/make-big-perfdata.py" "$SRC" "$TMP/big.data" "$COPIES" || exit 2
 echo "input: $(du -h "$TMP/big.data" | cut -f1), $((3740 * COPIES)) samples with 32-entry branch stacks"
 
-secs() {  # CMD...: run with output to /dev/null, print wall seconds
-	start=$(date +%s.%N)
-	"$@" >/dev/null 2>&1
-	end=$(date +%s.%N)
-	echo "$start $end" | awk '{ printf "%.3f", $2 - $1 }'
+secs() {  # CMD...: run 3 times with output to /dev/null, print the best wall seconds
+	best=
+	for _ in 1 2 3; do
+		start=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		end=$(date +%s.%N)
+		t=$(echo "$start $end" | awk '{ printf "%.3f", $2 - $1 }')
+		best=$(echo "$t ${best:-$t}" | awk '{ print ($1 < $2) ? $1 : $2 }')
+	done
+	echo "$best"
 }
 # identical output (checked on a smaller copy: writing gigabytes would time the disk)
 python3 "$ROOT/bench/make-big-perfdata.py" "$SRC" "$TMP/small.data" 5 || exit 2
@@ -32,5 +37,5 @@ perf script -i "$TMP/small.data" -F ip,brstack >"$TMP/perf.txt" 2>/dev/null
 if cmp -s "$TMP/ocrec.txt" "$TMP/perf.txt"; then same=identical; else same=DIFFERENT; fi
 t_ocrec=$(secs "$OCREC" script -i "$TMP/big.data" -F ip,brstack)
 t_perf=$(secs perf script -i "$TMP/big.data" -F ip,brstack)
-echo "ocrec script: ${t_ocrec}s   perf script: ${t_perf}s   (output to /dev/null; outputs $same)"
+echo "ocrec script: ${t_ocrec}s   perf script: ${t_perf}s   (best of 3, output to /dev/null; outputs $same)"
 echo "$t_perf $t_ocrec" | awk '{ r = $1 / $2; printf "ratio perf/ocrec: %.1fx  (goal >= 10x: %s)\n", r, (r >= 10) ? "met" : "NOT met" }'

@@ -120,8 +120,8 @@ struct ev_download_result {
 int ev_download(const struct ev_download_opts *o, struct ev_download_result *res);
 
 /* perf's generic event NAME without modifiers (cycles, cpu-clock, cs,
- * L1-dcache-loads, ...; case-insensitive like perf): its type and config, 0;
- * -1 when NAME is not one. Needs no tables. */
-int ev_generic_event(const char *name, uint32_t *type, uint64_t *config);
+ * L1-dcache-loads, ...; matched case-insensitively): its type and config, and
+ * the canonical spelling; NULL when NAME is not one. Needs no tables. */
+const char *ev_generic_event(const char *name, uint32_t *type, uint64_t *config);
 
 #endif

@@ -105,9 +105,9 @@ static const char *ev_generic_lookup(const char *name, uint32_t *type, uint64_t 
 	return cache_lookup(name, config);
 }
 
-int ev_generic_event(const char *name, uint32_t *type, uint64_t *config)
+const char *ev_generic_event(const char *name, uint32_t *type, uint64_t *config)
 {
-	return ev_generic_lookup(name, type, config) ? 0 : -1;
+	return ev_generic_lookup(name, type, config);
 }
 
 static const char perf_mod_chars[] = "ukhIGHpPSDWeb";

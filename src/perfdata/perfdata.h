@@ -73,7 +73,8 @@ struct pd_sample {
 	int attr_index;                      /* which attr (event) the sample belongs to */
 };
 
-/* The records a tool cares about, decoded; every other type arrives raw. */
+/* The records a tool cares about, decoded; every other type arrives raw (its
+ * union is undefined: look at the type first). */
 struct pd_event {
 	uint32_t type;          /* PERF_RECORD_* or PD_RECORD_* */
 	uint16_t misc;

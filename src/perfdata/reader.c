@@ -112,7 +112,7 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int add_attr(struct pd_reader *r, const void *raw, uint32_t file_size, const uint64_t *ids,
+static int add_attr(struct pd_reader *r, const void *raw, uint32_t file_size, const void *ids,
 		    size_t nr_ids)
 {
 	struct pd_info *in = &r->info;
@@ -125,16 +125,24 @@ static int add_attr(struct pd_reader *r, const void *raw, uint32_t file_size, co
 	memcpy(&a->attr, raw, file_size < sizeof(a->attr) ? file_size : sizeof(a->attr));
 	a->file_attr_size = file_size;
 	if (nr_ids) {
+		/* ids may sit unaligned in a corrupt pipe record: copy before reading */
 		a->ids = xmalloc(nr_ids * sizeof(*a->ids));
 		memcpy(a->ids, ids, nr_ids * sizeof(*a->ids));
 		a->nr_ids = nr_ids;
 		r->ids = xrealloc(r->ids, (r->nr_ids + nr_ids) * sizeof(*r->ids));
 		for (i = 0; i < nr_ids; i++)
-			r->ids[r->nr_ids++] = (struct id_map){ ids[i], (int)in->nr_attrs };
-		qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
+			r->ids[r->nr_ids++] = (struct id_map){ a->ids[i], (int)in->nr_attrs };
 	}
 	in->nr_attrs++;
 	return 0;
+}
+
+/* Sorted once after the attrs are in, not per attr: thousands of attrs would
+ * make per-attr sorting quadratic. */
+static void sort_ids(struct pd_reader *r)
+{
+	if (r->nr_ids)
+		qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
 }
 
 /* Where the id sits in samples and in sample_id_all trailers (perf's
@@ -398,7 +406,7 @@ static int open_file_mode(struct pd_reader *r, uint64_t hsize)
 {
 	struct pd_info *in = &r->info;
 	uint64_t h[13] = { 0 };
-	uint64_t attr_size, attrs_off, attrs_size, nr, i, off;
+	uint64_t attr_size, attrs_off, attrs_size, nr, i, off, ids_total;
 
 	if (hsize != 104 && hsize != 72)
 		return rd_err(r, 8, "unsupported header size %llu", (unsigned long long)hsize);
@@ -422,6 +430,7 @@ static int open_file_mode(struct pd_reader *r, uint64_t hsize)
 			      (unsigned long long)r->file_size);
 	nr = attrs_size / attr_size;
 	off = attrs_off;
+	ids_total = 0;
 	for (i = 0; i < nr; i++) {
 		unsigned char raw[4096];
 		uint32_t asize;
@@ -442,6 +451,10 @@ static int open_file_mode(struct pd_reader *r, uint64_t hsize)
 			return -1;
 		if (sec[1] % 8 || sec[0] > r->file_size || sec[1] > r->file_size - sec[0])
 			return rd_err(r, off + asize, "attr ids section runs past the end of the file");
+		/* the ids sections of a sound file do not overlap: all of them fit in it */
+		ids_total += sec[1];
+		if (ids_total > r->file_size)
+			return rd_err(r, off + asize, "attr ids sections add up to more than the file");
 		if (sec[1]) {
 			ids = xmalloc(sec[1]);
 			if (pread_all(r, ids, sec[1], sec[0], "attr ids") < 0) {
@@ -457,6 +470,7 @@ static int open_file_mode(struct pd_reader *r, uint64_t hsize)
 	}
 	if (!in->nr_attrs)
 		return rd_err(r, 24, "no event attributes");
+	sort_ids(r);
 	compute_id_positions(r);
 	if (read_features(r) < 0)
 		return -1;
@@ -677,6 +691,7 @@ static int decode(struct pd_reader *r, struct pd_event *ev, const unsigned char 
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		size_t fname = ev->type == PERF_RECORD_MMAP ? 40 : 72;
+		memset(&ev->u.mmap, 0, sizeof(ev->u.mmap));   /* MMAP has no maj/min/ino/build-id */
 		if (size < fname + 1)
 			return rd_err(r, off, "%s record of %zu bytes is too short", pd_record_name(ev->type), size);
 		memcpy(u, rec + 8, 8);
@@ -734,6 +749,7 @@ static int decode(struct pd_reader *r, struct pd_event *ev, const unsigned char 
 	case PERF_RECORD_LOST_SAMPLES:
 		if (size < 16)
 			return rd_err(r, off, "LOST_SAMPLES record of %zu bytes is too short", size);
+		ev->u.lost.id = 0;
 		memcpy(&ev->u.lost.lost, rec + 8, 8);
 		body = 16;
 		break;
@@ -747,8 +763,9 @@ static int decode(struct pd_reader *r, struct pd_event *ev, const unsigned char 
 		body = 32;
 		break;
 	default:
-		if (ev->type >= 64 || !body)
-			body = size;  /* only kernel records carry the trailer */
+		/* other kernel records carry the trailer at their end too (perf
+		 * parses it for every type below PERF_RECORD_USER_TYPE_START) */
+		body = sizeof(struct perf_event_header);
 		break;
 	}
 	if (ev->type < 64)
@@ -771,8 +788,8 @@ static int pipe_header_record(struct pd_reader *r, const struct pd_event *ev, co
 			asize = 64;
 		if (asize < 64 || 8 + (size_t)asize > size || (size - 8 - asize) % 8)
 			return rd_err(r, off, "HEADER_ATTR record with attr size %u in %zu bytes", asize, size);
-		add_attr(r, rec + 8, asize, (const uint64_t *)(const void *)(rec + 8 + asize),
-			 (size - 8 - asize) / 8);
+		add_attr(r, rec + 8, asize, rec + 8 + asize, (size - 8 - asize) / 8);
+		sort_ids(r);
 		compute_id_positions(r);
 	} else if (ev->type == PD_RECORD_HEADER_FEATURE) {
 		uint64_t feat;
@@ -793,53 +810,67 @@ static int pipe_header_record(struct pd_reader *r, const struct pd_event *ev, co
 static int deliver(struct pd_reader *r, const unsigned char *rec, uint64_t off, bool in_compressed,
 		   pd_event_fn fn, void *arg);
 
+/* Deliver the whole records at the start of dbuf; keep a partial one. */
+static int deliver_decompressed(struct pd_reader *r, uint64_t off, pd_event_fn fn, void *arg)
+{
+	size_t pos = 0;
+	int ret = 0;
+
+	while (r->dbuf_len - pos >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		/* copied out: records may be unaligned in dbuf, and the callback must
+		 * not see dbuf move under it */
+		unsigned char tmp[MAX_RECORD] __attribute__((aligned(8)));
+
+		memcpy(&h, r->dbuf + pos, sizeof(h));
+		if (h.size < sizeof(h)) {
+			ret = rd_err(r, off, "record of size %u inside a COMPRESSED record", h.size);
+			break;
+		}
+		if (h.size > r->dbuf_len - pos)
+			break;
+		memcpy(tmp, r->dbuf + pos, h.size);
+		pos += h.size;
+		ret = deliver(r, tmp, off, true, fn, arg);
+		if (ret)
+			break;
+	}
+	memmove(r->dbuf, r->dbuf + pos, r->dbuf_len - pos);
+	r->dbuf_len -= pos;
+	return ret;
+}
+
 /* PERF_RECORD_COMPRESSED: a zstd stream of whole records; a record may be
- * split between two compressed records, so the tail is kept for the next. */
+ * split between two compressed records, so the tail is kept for the next.
+ * Decompressed in bounded steps, records delivered between them, so a small
+ * record that expands to gigabytes never sits in memory. */
 static int decompress(struct pd_reader *r, const unsigned char *rec, size_t size, uint64_t off,
 		      pd_event_fn fn, void *arg)
 {
 	ZSTD_inBuffer in = { rec + 8, size - 8, 0 };
-	size_t pos;
+	bool full = true;
 	int ret;
 
 	if (!r->zstd) {
 		r->zstd = ZSTD_createDStream();
 		if (!r->zstd || ZSTD_isError(ZSTD_initDStream(r->zstd)))
 			return rd_err(r, off, "cannot initialise zstd");
+		r->dbuf_cap = CHUNK + MAX_RECORD;
+		r->dbuf = xmalloc(r->dbuf_cap);
 	}
-	while (in.pos < in.size) {
-		ZSTD_outBuffer out;
-		size_t z;
-		if (r->dbuf_cap - r->dbuf_len < (1u << 16))
-			GROW(r->dbuf, r->dbuf_cap, r->dbuf_len + (1u << 18));
-		out = (ZSTD_outBuffer){ r->dbuf, r->dbuf_cap, r->dbuf_len };
-		z = ZSTD_decompressStream(r->zstd, &out, &in);
+	/* zstd may hold output back until there is room: go on while it fills the buffer */
+	while (in.pos < in.size || full) {
+		ZSTD_outBuffer out = { r->dbuf, r->dbuf_cap, r->dbuf_len };
+		size_t z = ZSTD_decompressStream(r->zstd, &out, &in);
+
 		if (ZSTD_isError(z))
 			return rd_err(r, off, "COMPRESSED record: %s", ZSTD_getErrorName(z));
+		full = out.pos == out.size;
 		r->dbuf_len = out.pos;
-		if (out.pos < out.size && in.pos == in.size)
-			break;
+		ret = deliver_decompressed(r, off, fn, arg);
+		if (ret)
+			return ret;   /* what is left is part of one record: under MAX_RECORD */
 	}
-	/* deliver every whole record; keep a partial one for the next COMPRESSED record */
-	for (pos = 0; r->dbuf_len - pos >= sizeof(struct perf_event_header);) {
-		struct perf_event_header h;
-		memcpy(&h, r->dbuf + pos, sizeof(h));
-		if (h.size < sizeof(h))
-			return rd_err(r, off, "record of size %u inside a COMPRESSED record", h.size);
-		if (h.size > r->dbuf_len - pos)
-			break;
-		{
-			/* copy out: the callback may not see dbuf move under it */
-			unsigned char tmp[MAX_RECORD] __attribute__((aligned(8)));
-			memcpy(tmp, r->dbuf + pos, h.size);
-			pos += h.size;
-			ret = deliver(r, tmp, off, true, fn, arg);
-			if (ret)
-				return ret;
-		}
-	}
-	memmove(r->dbuf, r->dbuf + pos, r->dbuf_len - pos);
-	r->dbuf_len -= pos;
 	return 0;
 }
 
@@ -850,12 +881,18 @@ static int deliver(struct pd_reader *r, const unsigned char *rec, uint64_t off, 
 	const struct perf_event_header *h = (const void *)rec;
 	int ret;
 
-	memset(&ev, 0, sizeof(ev));
+	/* field by field: clearing the whole event per record costs `ocrec
+	 * script` a tenth of its time. decode() fills the union for the types
+	 * it decodes; for other types it is undefined. */
 	ev.type = h->type;
 	ev.misc = h->misc;
 	ev.size = h->size;
 	ev.file_offset = off;
 	ev.raw = rec;
+	ev.has_sample_id = false;
+	ev.sid_pid = ev.sid_tid = ev.sid_cpu = 0;
+	ev.sid_time = ev.sid_id = 0;
+	ev.attr_index = -1;
 	if (ev.type == PD_RECORD_COMPRESSED && !in_compressed) {
 		ret = decompress(r, rec, ev.size, off, fn, arg);
 		if (ret)

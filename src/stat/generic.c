@@ -43,10 +43,12 @@ int stat_generic_event(const char *spec, struct perf_event_attr *attr)
 	char *name = colon ? xstrndup(spec, (size_t)(colon - spec)) : xstrdup(spec);
 	uint32_t type;
 	uint64_t config;
-	int ret = ev_generic_event(name, &type, &config);
+	const char *canon = ev_generic_event(name, &type, &config);
+	/* perf's own command line spells them exactly (perf knows cycles, not CYCLES) */
+	bool exact = canon && strcmp(canon, name) == 0;
 
 	free(name);
-	if (ret < 0)
+	if (!exact)
 		return -1;
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);

@@ -23,8 +23,8 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 	autofdo-hierarchical_discriminator)
 		# perf 6.1 cannot read this perf 6.8 file (attr size 136); its stored
 		# output is perf 6.12's. derived-attr128/ is the same data perf 6.1 reads.
-		check_eq "$name: reads the perf 6.8 file (attr size 136)" \
-			"$(wc -l <"$dir/derived-attr128/script-brstack.txt")" "$(wc -l <"$TMP/out")"
+		check_files_eq "$name: the perf 6.8 file (attr size 136) equals perf 6.1 on its attr-128 copy" \
+			"$dir/derived-attr128/script-brstack.txt" "$TMP/out"
 		;;
 	*/derived-pipe)
 		# in pipe mode perf 6.1 adds a symbol column after the ip; drop it to compare
@@ -41,6 +41,22 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 	if command -v perf >/dev/null 2>&1 && perf script -i "$data" -F ip,brstack >"$TMP/live" 2>/dev/null &&
 	   [ -s "$TMP/live" ] && [ "${name%derived-pipe}" = "$name" ]; then
 		check_files_eq "$name: equals live perf script" "$TMP/live" "$TMP/out"
+	fi
+	# the numeric fields, live: equal output where perf prints, perf's refusal where it refuses
+	if command -v perf >/dev/null 2>&1 && [ "${name%derived-pipe}" = "$name" ] &&
+	   perf script -i "$data" -F ip >/dev/null 2>&1; then
+		for fields in comm,tid,pid,time,period,event,ip,brstack cpu,ip addr,ip; do
+			perf script -i "$data" -F $fields >"$TMP/live" 2>"$TMP/live.err"
+			prc=$?
+			"$OCREC" script -i "$data" -F $fields >"$TMP/out" 2>"$TMP/err"
+			orc=$?
+			if [ $prc = 0 ]; then
+				check_files_eq "$name: -F $fields equals live perf script" "$TMP/live" "$TMP/out"
+			else
+				check_eq "$name: -F $fields refused as perf refuses it (exit 2)" 2 $orc
+				check_eq "$name: -F $fields: perf's message" "ocrec: $(head -n 1 "$TMP/live.err")" "$(cat "$TMP/err")"
+			fi
+		done
 	fi
 	# every header line ocrec prints (but the file date) is one perf prints
 	if [ -f "$dir/header.txt" ]; then

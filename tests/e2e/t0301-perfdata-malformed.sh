@@ -45,6 +45,11 @@ cases = {
     "record-size-past-data": put(good, sample + 6, "<H", 0xfff8),
     "absurd-branch-nr": put(good, nr_at, "<Q", 1 << 60),
     "cut-in-features": good[:d_off + d_size + 8],
+    # the first attr's ids section (after its attr), the first feature's size
+    "ids-past-end": put(good, a_off + attr_size - 16, "<Q", 1 << 40),
+    "feature-past-end": put(good, d_off + d_size + 8, "<Q", 1 << 40),
+    # a sample's bytes taken for a zstd stream
+    "bad-zstd": put(good, sample, "<I", 81),
 }
 for name, data in cases.items():
     open("%s/%s.data" % (tmp, name), "wb").write(data)
@@ -73,7 +78,29 @@ record-size-zero record of size 0
 record-size-past-data truncated SAMPLE record
 absurd-branch-nr BRANCH_STACK count
 cut-in-features truncated file
+ids-past-end attr ids section runs past the end
+feature-past-end feature section [0-9]+ has size [0-9]+, larger than the file
+bad-zstd COMPRESSED record: 
 EOF2
+
+# pipe mode (perf record -o -), cut inside a record, from a file and from standard input
+if command -v perf >/dev/null 2>&1 &&
+   perf record -q -e cpu-clock -c 100000 -o - "$TMP/p" >"$TMP/pipe.full" 2>/dev/null && [ -s "$TMP/pipe.full" ]; then
+	head -c $(( $(stat -c %s "$TMP/pipe.full") / 2 + 3 )) "$TMP/pipe.full" >"$TMP/pipe-cut.data"
+	for how in file stdin; do
+		if [ $how = file ]; then
+			timeout 20 "$OCREC" script -i "$TMP/pipe-cut.data" >/dev/null 2>"$TMP/err"
+		else
+			timeout 20 "$OCREC" script -i - <"$TMP/pipe-cut.data" >/dev/null 2>"$TMP/err"
+		fi
+		check_eq "pipe mode cut in a record ($how): exit 2" 2 $?
+		check_eq "pipe mode cut in a record ($how): one error line" 1 "$(wc -l <"$TMP/err")"
+		check_match "pipe mode cut in a record ($how): says where" \
+			"(pipe-cut.data|<stdin>): truncated ([A-Z_0-9]+ record|record header) .* at offset [0-9]+" "$(cat "$TMP/err")"
+	done
+else
+	skip "pipe mode cut in a record" "perf record -o - does not work here"
+fi
 
 # the same bad files never crash the other readers either
 for cmd in "report --stdio" "autofdo --binary $TMP/p -o $TMP/x.prof"; do

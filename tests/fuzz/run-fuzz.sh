@@ -17,7 +17,19 @@ cc -O1 -o "$TMP/p" "$TMP/p.c"
 if command -v perf >/dev/null 2>&1; then
 	perf record -q -e cpu-clock -c 100000 -o "$TMP/corpus/perf-file.data" "$TMP/p" >/dev/null 2>&1
 	perf record -q -e cpu-clock -c 100000 -o - "$TMP/p" >"$TMP/corpus/perf-pipe.data" 2>/dev/null
+	# call chains, two events (ids, sample_id_all), zstd-compressed records
+	perf record -q -e cpu-clock -c 100000 -g -o "$TMP/corpus/perf-callchain.data" "$TMP/p" >/dev/null 2>&1
+	perf record -q -e cpu-clock,task-clock -c 100000 -o "$TMP/corpus/perf-two.data" "$TMP/p" >/dev/null 2>&1
+	perf record -q -z -e cpu-clock -c 100000 -o "$TMP/corpus/perf-zstd.data" "$TMP/p" >/dev/null 2>&1
 fi
+# real LBR files from ../shared when it is there (read from there, cut below)
+LBR=${OCREC_SHARED:-$ROOT/../shared}/data/lbr
+for f in quipper-branch-4.14/perf.data.branch-4.14 \
+	 quipper-branch-4.14/derived-pipe/perf.data.branch-4.14.pipe \
+	 quipper-branch_stack_hw_index/perf.data.branch_stack_hw_index \
+	 autofdo-arm-etm-perf-kernel/perf-kernel.data; do
+	[ -f "$LBR/$f" ] && head -c 200000 "$LBR/$f" >"$TMP/corpus/shared-$(basename "$f")"
+done
 if [ -x "$BUILD/tests/helpers/sampler-record" ]; then
 	"$BUILD/tests/helpers/sampler-record" -q -F 2000 --lbr-depth 4 -o "$TMP/corpus/ocrec-branches.data" -- "$TMP/p" >/dev/null 2>&1
 fi
