@@ -32,7 +32,11 @@ int workload_prepare(struct workload *w, char *const argv[])
 	if (pid == 0) {
 		char c;
 		int e;
+		sigset_t none;
 
+		/* the workload starts with no signal blocked, as from a shell */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(go[1]);
 		close(err[0]);
 		/* EOF instead of the go byte: the recorder gave up. */

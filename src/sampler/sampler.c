@@ -502,47 +502,17 @@ static int open_output(struct session *s, const struct perf_event_attr *timer)
 	return 0;
 }
 
-/* Fork argv held before exec, traced from the start. */
+/* Fork argv held before exec (the recorder's workload), traced from the start. */
 static int start_workload(struct session *s, int *go_fd, int *err_fd)
 {
-	int go[2], err[2];
-	pid_t pid;
+	struct workload w;
 
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return oc_err_errno("pipe");
-	if (pipe2(err, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return oc_err_errno("pipe");
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(go[0]); close(go[1]); close(err[0]); close(err[1]);
-		return oc_err_errno("fork");
-	}
-	if (pid == 0) {
-		char c;
-		int e;
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		close(go[1]);
-		close(err[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(s->o->argv[0], s->o->argv);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	close(go[0]);
-	close(err[1]);
-	s->workload = pid;
-	*go_fd = go[1];
-	*err_fd = err[0];
-	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)(uintptr_t)PTRACE_OPTIONS) < 0)
+	if (workload_prepare(&w, s->o->argv) < 0)
+		return -1;
+	s->workload = w.pid;
+	*go_fd = w.go_fd;
+	*err_fd = w.err_fd;
+	if (ptrace(PTRACE_SEIZE, w.pid, NULL, (void *)(uintptr_t)PTRACE_OPTIONS) < 0)
 		return oc_err_errno("cannot trace %s (ptrace)", s->o->argv[0]);
 	return 0;
 }
@@ -550,23 +520,10 @@ static int start_workload(struct session *s, int *go_fd, int *err_fd)
 /* Release the forked workload; -1 + oc_err() when exec failed. */
 static int release_workload(struct session *s, int go_fd, int err_fd)
 {
-	int e = 0;
-	ssize_t n;
+	struct workload w = { s->workload, go_fd, err_fd };
+	int exec_errno;
 
-	n = write(go_fd, "g", 1);
-	close(go_fd);
-	if (n != 1) {
-		close(err_fd);
-		return oc_err_errno("cannot start %s", s->o->argv[0]);
-	}
-	do
-		n = read(err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(err_fd);
-	if (n == (ssize_t)sizeof(e))
-		return e == ENOENT ? oc_err("%s: command not found", s->o->argv[0])
-				   : oc_err("%s: cannot run: %s", s->o->argv[0], strerror(e));
-	return 0;
+	return workload_start(&w, s->o->argv[0], &exec_errno);
 }
 
 /* Seize every thread of a running process (-p); *tids gets them. */
