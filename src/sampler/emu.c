@@ -615,24 +615,10 @@ void swb_emu_adjust_sp(struct swb_emu *e, int64_t delta)
 		e->r[4] += (uint64_t)delta;
 }
 
-int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id)
+int swb_cond_taken(unsigned insn_id, uint64_t eflags)
 {
-	uint8_t need, f = e->flags;
-	bool cf = f & F_CF, pf = f & F_PF, zf = f & F_ZF, sf = f & F_SF, of = f & F_OF;
+	bool cf = eflags & 1, pf = eflags & 4, zf = eflags & 0x40, sf = eflags & 0x80, of = eflags & 0x800;
 
-	switch (insn_id) {
-	case X86_INS_JO: case X86_INS_JNO: need = F_OF; break;
-	case X86_INS_JB: case X86_INS_JAE: need = F_CF; break;
-	case X86_INS_JE: case X86_INS_JNE: need = F_ZF; break;
-	case X86_INS_JBE: case X86_INS_JA: need = F_CF | F_ZF; break;
-	case X86_INS_JS: case X86_INS_JNS: need = F_SF; break;
-	case X86_INS_JP: case X86_INS_JNP: need = F_PF; break;
-	case X86_INS_JL: case X86_INS_JGE: need = F_SF | F_OF; break;
-	case X86_INS_JLE: case X86_INS_JG: need = F_ZF | F_SF | F_OF; break;
-	default: return -1;   /* jrcxz, loop: left to a stop */
-	}
-	if ((e->fknown & need) != need)
-		return -1;
 	switch (insn_id) {
 	case X86_INS_JO: return of;
 	case X86_INS_JNO: return !of;
@@ -649,8 +635,31 @@ int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id)
 	case X86_INS_JL: return sf != of;
 	case X86_INS_JGE: return sf == of;
 	case X86_INS_JLE: return zf || sf != of;
-	default: return !zf && sf == of;
+	case X86_INS_JG: return !zf && sf == of;
+	default: return -1;
 	}
+}
+
+int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id)
+{
+	uint8_t need, f = e->flags;
+
+	switch (insn_id) {
+	case X86_INS_JO: case X86_INS_JNO: need = F_OF; break;
+	case X86_INS_JB: case X86_INS_JAE: need = F_CF; break;
+	case X86_INS_JE: case X86_INS_JNE: need = F_ZF; break;
+	case X86_INS_JBE: case X86_INS_JA: need = F_CF | F_ZF; break;
+	case X86_INS_JS: case X86_INS_JNS: need = F_SF; break;
+	case X86_INS_JP: case X86_INS_JNP: need = F_PF; break;
+	case X86_INS_JL: case X86_INS_JGE: need = F_SF | F_OF; break;
+	case X86_INS_JLE: case X86_INS_JG: need = F_ZF | F_SF | F_OF; break;
+	default: return -1;   /* jrcxz, loop: left to a stop */
+	}
+	if ((e->fknown & need) != need)
+		return -1;
+	/* the known flags, where the EFLAGS register keeps them */
+	return swb_cond_taken(insn_id, (f & F_CF ? 1u : 0) | (f & F_PF ? 4u : 0) | (f & F_ZF ? 0x40u : 0) |
+					       (f & F_SF ? 0x80u : 0) | (f & F_OF ? 0x800u : 0));
 }
 
 void swb_emu_ctl(struct swb_emu *e, const struct swb_ctl *c)

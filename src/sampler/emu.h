@@ -41,4 +41,8 @@ bool swb_emu_reg(const struct swb_emu *e, unsigned reg, uint64_t *v);
 /* 1 taken, 0 not, -1 unknown: a conditional jump (by capstone id) from the known flags. */
 int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id);
 
+/* Is the jcc insn_id (capstone X86_INS_J*, not jrcxz or loop) taken with
+ * these EFLAGS? 1, 0, or -1 for another instruction. */
+int swb_cond_taken(unsigned insn_id, uint64_t eflags);
+
 #endif

@@ -99,26 +99,12 @@ static unsigned perf_type(enum swb_kind k)
 
 static int jcc_taken(const struct swb_ctl *c, const struct user_regs_struct *r)
 {
-	uint64_t f = r->eflags;
-	bool cf = f & 1, pf = f & 4, zf = f & 0x40, sf = f & 0x80, of = f & 0x800;
+	bool zf = r->eflags & 0x40;
+	int taken = swb_cond_taken(c->insn_id, r->eflags);
 
+	if (taken >= 0)
+		return taken;
 	switch (c->insn_id) {
-	case X86_INS_JO: return of;
-	case X86_INS_JNO: return !of;
-	case X86_INS_JB: return cf;
-	case X86_INS_JAE: return !cf;
-	case X86_INS_JE: return zf;
-	case X86_INS_JNE: return !zf;
-	case X86_INS_JBE: return cf || zf;
-	case X86_INS_JA: return !cf && !zf;
-	case X86_INS_JS: return sf;
-	case X86_INS_JNS: return !sf;
-	case X86_INS_JP: return pf;
-	case X86_INS_JNP: return !pf;
-	case X86_INS_JL: return sf != of;
-	case X86_INS_JGE: return sf == of;
-	case X86_INS_JLE: return zf || sf != of;
-	case X86_INS_JG: return !zf && sf == of;
 	case X86_INS_JRCXZ: return r->rcx == 0;
 	case X86_INS_JECXZ: return (uint32_t)r->rcx == 0;
 	case X86_INS_JCXZ: return (uint16_t)r->rcx == 0;
