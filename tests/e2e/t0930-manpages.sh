@@ -85,7 +85,7 @@ for page in "$DOCS"/*.1; do
 	cmp -s "$page" "$I/share/man/man1/$(basename "$page")" || missing="$missing $(basename "$page")"
 done
 check_eq "every man page installed in share/man/man1" "" "$missing"
-check_eq "the pages are all that is in man1" "$(ls "$DOCS" | grep '\.1$')" "$(ls "$I/share/man/man1")"
+check_eq "the pages are all that is in man1" "$(cd "$DOCS" && printf '%s\n' *.1)" "$(cd "$I/share/man/man1" && printf '%s\n' *)"
 check "completion installed as share/bash-completion/completions/ocrec" \
 	cmp "$ROOT/contrib/ocrec.bash" "$I/share/bash-completion/completions/ocrec"
 check "ocrec-flamegraph installed and executable" test -x "$I/bin/ocrec-flamegraph"
