@@ -8,6 +8,7 @@
 #   5. time base vs optimized in interleaved pairs (n >= 20) and print the
 #      speedup with its spread (mean and 95% interval of the per-pair ratios)
 # Not part of CI. usage: sh bench/autofdo-gawk.sh [BUILD-DIR] [PAIRS] [WORKDIR]
+# (PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile; default 4 at 4000)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -74,9 +75,18 @@ EOF
 build base-gcc gcc-12 "-O2 -g -gdwarf-5"
 build base-clang clang-14 "-O2 -g -fdebug-info-for-profiling"
 
+# Several profiled runs merged (autofdo -i is repeatable): one run gives
+# about 1.5k samples at 1 kHz, thin for a whole interpreter.
+PROFILE_RUNS=${PROFILE_RUNS:-4}
+PROFILE_FREQ=${PROFILE_FREQ:-4000}
 profile() {  # BUILD FORMAT OUT
-	"$OCREC" record -b -o "$1.data" "$1/gawk" -f work.awk input.txt >/dev/null
-	"$OCREC" autofdo -i "$1.data" --binary "$1/gawk" --format "$2" -o "$3"
+	inputs=
+	for r in $(seq "$PROFILE_RUNS"); do
+		"$OCREC" record -q -b -F "$PROFILE_FREQ" -o "$1.$r.data" "$1/gawk" -f work.awk input.txt >/dev/null
+		inputs="$inputs -i $1.$r.data"
+	done
+	# shellcheck disable=SC2086
+	"$OCREC" autofdo $inputs --binary "$1/gawk" --format "$2" -o "$3"
 }
 profile base-gcc gcc gawk.gcov
 profile base-clang llvm gawk.prof
