@@ -121,3 +121,18 @@ bool pd_build_id_equal(const uint8_t *a, size_t asize, const uint8_t *b, size_t 
 			return false;
 	return true;
 }
+
+size_t pd_sample_id_size(const struct perf_event_attr *a)
+{
+	static const uint64_t bits[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+					 PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+					 PERF_SAMPLE_IDENTIFIER };
+	size_t n = 0, i;
+
+	if (!a->sample_id_all)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(bits); i++)
+		if (a->sample_type & bits[i])
+			n += 8;
+	return n;
+}

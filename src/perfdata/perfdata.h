@@ -166,6 +166,9 @@ int pd_parse_sample(const struct perf_event_attr *attr, const void *rec, size_t 
 /* The event's name: EVENT_DESC's, else derived from the attr as perf's
  * evsel__name() does ("cycles:u", "cpu-clock"). Caller frees. */
 char *pd_attr_name(const struct pd_attr *a);
+/* Bytes of the sample_id_all trailer that attr puts after every non-sample
+ * kernel record (0 without sample_id_all). */
+size_t pd_sample_id_size(const struct perf_event_attr *a);
 /* perf's name of a record type ("SAMPLE", "MMAP2", ...). */
 const char *pd_record_name(uint32_t type);
 

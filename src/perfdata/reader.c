@@ -626,13 +626,12 @@ static void parse_trailer(struct pd_reader *r, struct pd_event *ev, const unsign
 {
 	const struct pd_attr *a = pd_attr_of(r, 0);
 	uint64_t t, v;
-	size_t end = ev->size, need = 0;
+	size_t end = ev->size, need;
 
-	if (!a || !a->attr.sample_id_all)
+	if (!a)
 		return;
 	t = a->attr.sample_type;
-	need = 8 * (!!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ID) +
-		    !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
+	need = pd_sample_id_size(&a->attr);
 	if (!need || end < body_end + need)
 		return;
 	/* parsed backwards from the end, as perf does */

@@ -86,21 +86,6 @@ static int put_zeros(struct pd_writer *w, size_t n)
 	return 0;
 }
 
-static size_t trailer_size(const struct perf_event_attr *a)
-{
-	static const uint64_t bits[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
-					 PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-					 PERF_SAMPLE_IDENTIFIER };
-	size_t n = 0, i;
-
-	if (!a->sample_id_all)
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(bits); i++)
-		if (a->sample_type & bits[i])
-			n += 8;
-	return n;
-}
-
 struct pd_writer *pd_writer_open(const char *path, const struct pd_writer_event *evs, size_t nr_evs)
 {
 	struct pd_writer *w;
@@ -139,7 +124,7 @@ struct pd_writer *pd_writer_open(const char *path, const struct pd_writer_event 
 		if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 			set_bit(w->features, PD_FEAT_BRANCH_STACK, true);
 	}
-	w->trailer_size = trailer_size(&w->evs[0].attr);
+	w->trailer_size = pd_sample_id_size(&w->evs[0].attr);
 	/* the header is rewritten at close; reserve its room now */
 	put_zeros(w, PD_HEADER_SIZE);
 	for (i = 0; i < nr_evs; i++)
