@@ -350,16 +350,27 @@ static struct dso *dso_new(const char *name)
 	return d;
 }
 
+/* What load_elf() filled in: symbols, their names and the load segments. */
+static void release_symbols(struct dso *d)
+{
+	size_t j;
+
+	for (j = 0; j < d->nr_name_pool; j++)
+		free(d->name_pool[j]);
+	free(d->name_pool);
+	free(d->syms);
+	free(d->loads);
+	d->name_pool = NULL;
+	d->syms = NULL;
+	d->loads = NULL;
+	d->nr_name_pool = d->nr_syms = d->nr_loads = 0;
+}
+
 void dso_free(struct dso *dso)
 {
-	size_t i;
 	if (!dso)
 		return;
-	for (i = 0; i < dso->nr_name_pool; i++)
-		free(dso->name_pool[i]);
-	free(dso->name_pool);
-	free(dso->syms);
-	free(dso->loads);
+	release_symbols(dso);
 	if (dso->di)
 		di_close(dso->di);
 	free(dso->name);
@@ -469,17 +480,6 @@ static char **dso_candidates(const struct symtab *st, const struct dso *d, size_
 	return v;
 }
 
-static void probe_free(struct dso *probe)
-{
-	size_t j;
-
-	free(probe->syms);
-	free(probe->loads);
-	for (j = 0; j < probe->nr_name_pool; j++)
-		free(probe->name_pool[j]);
-	free(probe->name_pool);
-	memset(probe, 0, sizeof(*probe));
-}
 
 /* Symbols from the first candidate with a full symbol table (.symtab: a
  * debug file, an unstripped binary), else the first one that is this object
@@ -509,15 +509,15 @@ static void dso_load(struct symtab *st, struct dso *d)
 		    !pd_build_id_equal(id, id_size, d->build_id, d->build_id_size)) {
 			/* like perf: a file with another build-id is not this object */
 			mismatch_seen = true;
-			probe_free(&probe);
+			release_symbols(&probe);
 			continue;
 		}
 		if (best_path && !probe.has_symtab) {
-			probe_free(&probe);
+			release_symbols(&probe);
 			continue;
 		}
 		if (best_path) {
-			probe_free(&best);
+			release_symbols(&best);
 			free(best_path);
 		}
 		best = probe;
