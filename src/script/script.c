@@ -543,11 +543,8 @@ static void deliver(struct printer *p, uint32_t type, const unsigned char *rec, 
 		memcpy(ids, rec + 8, 16);
 		maps_fork(&p->maps, ids[0], ids[1]);
 		parent = comm_get(&p->comms, ids[3]);
-		if (parent && ids[2] != ids[3]) {
-			char *copy = xstrdup(parent);
-			comm_set(&p->comms, ids[2], copy);
-			free(copy);
-		}
+		if (parent && ids[2] != ids[3])
+			comm_set(&p->comms, ids[2], parent);   /* copies; parent's slot stays */
 		break;
 	case PERF_RECORD_SAMPLE: {
 		struct pd_sample s;
