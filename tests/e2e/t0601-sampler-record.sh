@@ -107,7 +107,8 @@ check_match "a missing program: named" 'no-such-program: command not found' "$(c
 check_eq "a missing program: no output file" no "$([ -e none.data ] && echo yes || echo no)"
 
 # -p: attach to a running multi-threaded process, sample every thread, leave it running.
-./threads 3 100000000 >/dev/null 2>&1 &
+# (long enough to still run when a sanitizer-built ocrec has started and attached)
+./threads 3 1000000000 >/dev/null 2>&1 &
 pid=$!
 sleep 0.1
 $REC -q -F 1000 -o attach.data -p $pid >/dev/null 2>&1
