@@ -30,6 +30,7 @@ static void free_run(struct run *r)
 }
 
 struct swb_space {
+	struct swb_mem *mem;
 	csh cs;
 	cs_insn *insn;
 	struct run **slots;     /* open addressing by start; NULL = empty */
@@ -47,6 +48,7 @@ struct swb_space *swb_space_new(void)
 	}
 	cs_option(sp->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	sp->insn = cs_malloc(sp->cs);
+	sp->mem = swb_mem_new();
 	sp->cap = 1024;
 	sp->slots = xcalloc(sp->cap, sizeof(*sp->slots));
 	return sp;
@@ -69,6 +71,7 @@ void swb_space_free(struct swb_space *sp)
 		return;
 	clear_slots(sp);
 	free(sp->slots);
+	swb_mem_free(sp->mem);
 	cs_free(sp->insn, 1);
 	cs_close(&sp->cs);
 	free(sp);
@@ -105,6 +108,7 @@ void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len)
 	struct run **keep;
 	size_t i, n = 0;
 
+	swb_mem_invalidate(sp->mem);
 	if (len == 0) {
 		clear_slots(sp);
 		return;
@@ -249,7 +253,7 @@ static void account(struct swb_space *sp, const cs_insn *in, struct stack_effect
 
 		/* Writes through rip-relative or absolute addresses cannot reach the
 		 * stack; any other memory write might. */
-		if (op->type == X86_OP_MEM && (op->access & CS_AC_WRITE) &&
+		if (swb_insn_stores_to(in, i) &&
 		    !((op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_INVALID) &&
 		      op->mem.index == X86_REG_INVALID))
 			e->clean = false;
@@ -367,6 +371,11 @@ static void decode(struct swb_space *sp, pid_t tid, uint64_t addr, struct run *r
 	}
 	c->uops = r->uops;
 	c->nr_uops = (int)nr;
+}
+
+struct swb_mem *swb_space_mem(struct swb_space *sp)
+{
+	return sp->mem;
 }
 
 const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr)

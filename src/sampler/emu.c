@@ -1,12 +1,15 @@
-/* emu.c — register arithmetic ahead of the thread: the general registers and
- * the flags that straight-line code computes from registers and constants,
- * so that the planner can resolve a conditional branch (or an indirect one
- * through a register) without stopping the thread there.
+/* emu.c — register and memory arithmetic ahead of the thread: the general
+ * registers and the flags that straight-line code computes from registers,
+ * constants and memory, so that the planner can resolve a conditional branch
+ * (or an indirect one, or a return) without stopping the thread there.
  *
- * Only the instructions below are modelled exactly (32- and 64-bit operands);
- * whatever else an instruction writes becomes unknown (capstone's access
- * lists, flags always). Memory is never read: a load makes its destination
- * unknown, since the thread (or another) may store there before it runs. */
+ * Only the instructions below are modelled exactly (8- to 64-bit operands,
+ * a register or memory); whatever else an instruction writes becomes unknown
+ * (capstone's access lists, flags always). Memory is read through mem.h,
+ * which trusts only what the thread alone can change; the path's own stores
+ * are kept in the emulator (newest first when read back); a store whose
+ * address is unknown, or an instruction that writes memory in ways not
+ * modelled, makes all memory unknown for the rest of the path. */
 #include <capstone/capstone.h>
 #include <string.h>
 
@@ -32,6 +35,9 @@ enum uop_kind {
 enum alu { A_ADD, A_SUB, A_CMP, A_AND, A_OR, A_XOR, A_TEST };
 
 #define NO_REG 0xff
+#define MEM SWB_MEM_OPND
+
+enum { SEG_NONE, SEG_FS, SEG_GS };
 
 /* Index 0-15 of the general register that holds reg, and reg's width in
  * *bits (0 for AH..BH, which sit 8 bits up). */
@@ -107,8 +113,8 @@ static bool explicit_only(unsigned id)
 	}
 }
 
-/* Vector and x87 instructions: without a general register operand they
- * write none (pcmp*stri write rcx: not here). */
+/* Vector and x87 instructions: they write no general register they do not
+ * name (pcmp*stri write rcx: not here). */
 static bool vector_only(csh cs, const cs_insn *in)
 {
 	static const unsigned groups[] = {
@@ -131,8 +137,8 @@ static bool vector_only(csh cs, const cs_insn *in)
 }
 
 /* The general registers an unmodelled instruction may write, as a mask:
- * its register operands that it writes when it has no other effect, none
- * for vector code that names none, all of them for anything else (string
+ * its register operands that it writes when it has no other effect, those
+ * it names for vector code, all of them for anything else (string
  * instructions, cmpxchg, mul, cpuid... whose implicit operands capstone
  * does not always list). */
 static uint16_t written(csh cs, const cs_insn *in)
@@ -154,8 +160,8 @@ static uint16_t written(csh cs, const cs_insn *in)
 	}
 	if (explicit_only(in->id))
 		return mask;
-	if (!named && vector_only(cs, in))
-		return 0;
+	if (vector_only(cs, in))
+		return named;
 	return 0xffff;
 }
 
@@ -183,11 +189,126 @@ static unsigned cond_of(unsigned id, bool *set)
 	return 0;
 }
 
+/* Fill u's memory operand from op; false when its address cannot be computed
+ * (32-bit addressing, other segments). */
+static bool mem_operand(const cs_insn *in, const cs_x86_op *op, struct swb_uop *u)
+{
+	unsigned g;
+	int bits;
+
+	u->maddr = false;
+	u->msize = op->size;
+	u->mdisp = op->mem.disp;
+	u->mbase = u->mindex = NO_REG;
+	u->mscale = 0;
+	switch (op->mem.segment) {
+	case X86_REG_INVALID: case X86_REG_DS: case X86_REG_ES: case X86_REG_SS: case X86_REG_CS:
+		u->mseg = SEG_NONE;   /* base 0 in 64-bit mode */
+		break;
+	case X86_REG_FS: u->mseg = SEG_FS; break;
+	case X86_REG_GS: u->mseg = SEG_GS; break;
+	default: return false;
+	}
+	if (op->mem.base == X86_REG_RIP) {
+		u->mdisp += (int64_t)(in->address + in->size);
+	} else if (op->mem.base != X86_REG_INVALID) {
+		if ((g = gpr(op->mem.base, &bits)) == NO_REG || bits != 64)
+			return false;
+		u->mbase = (uint8_t)g;
+	}
+	if (op->mem.index != X86_REG_INVALID) {
+		if ((g = gpr(op->mem.index, &bits)) == NO_REG || bits != 64)
+			return false;
+		u->mindex = (uint8_t)g;
+		u->mscale = (uint8_t)op->mem.scale;
+	}
+	u->maddr = true;
+	return true;
+}
+
+/* Instructions that store to memory their operands do not name. */
+static bool implicit_store(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	switch (in->id) {
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSQ:
+	case X86_INS_PUSHF: case X86_INS_PUSHFQ: case X86_INS_PUSHAL: case X86_INS_PUSHAW: case X86_INS_ENTER:
+	case X86_INS_MASKMOVQ: case X86_INS_MASKMOVDQU: case X86_INS_VMASKMOVDQU:
+	case X86_INS_XSAVE: case X86_INS_XSAVE64: case X86_INS_XSAVEC: case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT: case X86_INS_XSAVEOPT64: case X86_INS_XSAVES: case X86_INS_XSAVES64:
+	case X86_INS_FXSAVE: case X86_INS_FXSAVE64: case X86_INS_FNSAVE: case X86_INS_FNSTENV:
+		return true;
+	case X86_INS_MOVSD:   /* the string move, not SSE's (which names a register) */
+		return x->op_count == 0 || (x->op_count == 2 && x->operands[0].type == X86_OP_MEM &&
+					    x->operands[1].type == X86_OP_MEM);
+	default:
+		return false;
+	}
+}
+
+/* Unmodelled instructions whose memory operand comes first but is only read. */
+static bool reads_first_operand(unsigned id)
+{
+	switch (id) {
+	case X86_INS_BT: case X86_INS_NOP: case X86_INS_CLFLUSH: case X86_INS_CLFLUSHOPT:
+	case X86_INS_PREFETCH: case X86_INS_PREFETCHNTA: case X86_INS_PREFETCHT0: case X86_INS_PREFETCHT1:
+	case X86_INS_PREFETCHT2: case X86_INS_PREFETCHW:
+	case X86_INS_FLD: case X86_INS_FILD: case X86_INS_FLDCW: case X86_INS_LDMXCSR: case X86_INS_VLDMXCSR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool swb_insn_stores_to(const cs_insn *in, int i)
+{
+	const cs_x86_op *op = &in->detail->x86.operands[i];
+
+	if (op->type != X86_OP_MEM || in->id == X86_INS_LEA)
+		return false;
+	/* capstone 4's access flags miss the stores of many vector moves
+	 * (movups, movdqa, movq to memory...): a destination (the first operand,
+	 * Intel order) is taken as written unless known otherwise. */
+	if (op->access & CS_AC_WRITE)
+		return true;
+	if (in->id == X86_INS_XCHG || in->id == X86_INS_XADD || in->id == X86_INS_CMPXCHG)
+		return true;
+	return i == 0 && !reads_first_operand(in->id);
+}
+
 static void kill(csh cs, const cs_insn *in, struct swb_uop *u)
 {
+	const cs_x86 *x = &in->detail->x86;
+	uint8_t i;
+
 	memset(u, 0, sizeof(*u));
 	u->kind = U_KILL;
 	u->kill = written(cs, in);
+	u->mwrite = implicit_store(in) ? MW_ANY : MW_NONE;
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (!swb_insn_stores_to(in, i))
+			continue;
+		if (u->mwrite == MW_NONE && mem_operand(in, op, u) && op->size >= 1 && op->size <= 64)
+			u->mwrite = MW_OPND;
+		else
+			u->mwrite = MW_ANY;
+	}
+}
+
+/* Use the memory operand op as the dst or src of a modelled uop (1 to 8
+ * bytes); its address may still be unknown (loads then fail, stores make
+ * memory unknown). */
+static bool use_mem(const cs_insn *in, const cs_x86_op *op, struct swb_uop *u)
+{
+	if (!op || op->type != X86_OP_MEM || !op->size || op->size > 8 || (op->size & (op->size - 1)))
+		return false;
+	mem_operand(in, op, u);
+	u->mwrite = MW_NONE;
+	return true;
 }
 
 void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
@@ -207,13 +328,24 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	case X86_INS_NOP:
 	case X86_INS_ENDBR64:
 		u->kind = U_NONE;
+		u->mwrite = MW_NONE;
 		return;
 	case X86_INS_MOV:
-		if (o0 && o0->type == X86_OP_MEM && o1 && (o1->type == X86_OP_REG || o1->type == X86_OP_IMM)) {
-			u->kind = U_NONE;   /* a store: no register changes */
+		if (!o1)
+			return;
+		if (o0->type == X86_OP_MEM &&
+		    (o1->type == X86_OP_IMM || ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == 8 * o0->size)) &&
+		    use_mem(in, o0, u)) {
+			u->kind = U_MOV;   /* a store */
+			u->dst = MEM;
+			u->width = o0->size;
+			if (o1->type == X86_OP_IMM)
+				u->imm = o1->imm;
+			else
+				u->src = (uint8_t)s;
 			return;
 		}
-		if (d == NO_REG || !o1)
+		if (d == NO_REG)
 			return;
 		if (o1->type == X86_OP_IMM) {
 			u->kind = U_MOV;
@@ -221,16 +353,26 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		} else if ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == b0) {
 			u->kind = U_MOV;
 			u->src = (uint8_t)s;
+		} else if (o1->size == b0 / 8 && use_mem(in, o1, u)) {
+			u->kind = U_MOV;
+			u->src = MEM;
 		}
 		return;
 	case X86_INS_MOVZX:
 	case X86_INS_MOVSX:
 	case X86_INS_MOVSXD:
-		if (d == NO_REG || b0 < 32 || !o1 || (s = reg_operand(o1, &b1, true)) == NO_REG)
+		if (d == NO_REG || b0 < 32 || !o1)
 			return;
+		if ((s = reg_operand(o1, &b1, true)) != NO_REG) {
+			u->src_width = (uint8_t)(b1 / 8);
+		} else if (use_mem(in, o1, u)) {
+			s = MEM;
+			u->src_width = o1->size;
+		} else {
+			return;
+		}
 		u->kind = U_MOVX;
 		u->src = (uint8_t)s;
-		u->src_width = (uint8_t)(b1 / 8);
 		u->sign = in->id != X86_INS_MOVZX;
 		return;
 	case X86_INS_LEA:
@@ -263,8 +405,15 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	case X86_INS_INC:
 	case X86_INS_DEC:
 	case X86_INS_NEG:
-		if (d != NO_REG && x->op_count == 1)
-			u->kind = in->id == X86_INS_INC ? U_INC : in->id == X86_INS_DEC ? U_DEC : U_NEG;
+		if (x->op_count != 1)
+			return;
+		if (d == NO_REG) {
+			if (!use_mem(in, o0, u))
+				return;
+			u->dst = MEM;
+			u->width = o0->size;
+		}
+		u->kind = in->id == X86_INS_INC ? U_INC : in->id == X86_INS_DEC ? U_DEC : U_NEG;
 		return;
 	case X86_INS_SHL:
 	case X86_INS_SHR:
@@ -288,9 +437,22 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		}
 		return;
 	case X86_INS_PUSH:
-		u->kind = U_PUSH;   /* rsp -= 8; memory only otherwise */
-		if (o0 && o0->size != 8)
-			kill(cs, in, u);
+		/* rsp -= 8, then 8 bytes stored there (a 2-byte push is not modelled) */
+		if (!o0 || o0->size == 2)
+			return;
+		if (o0->type == X86_OP_IMM) {
+			u->imm = o0->imm;
+		} else if (d != NO_REG && b0 == 64) {
+			u->src = (uint8_t)d;
+		} else if (use_mem(in, o0, u)) {
+			u->src = MEM;
+		} else {
+			return;
+		}
+		u->kind = U_PUSH;
+		u->mwrite = MW_NONE;
+		u->dst = NO_REG;
+		u->width = 8;
 		return;
 	case X86_INS_POP:
 		if (d != NO_REG && b0 == 64)
@@ -309,13 +471,32 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 			u->kind = U_CMOV;
 			u->src = (uint8_t)s;
 			u->cond = (uint16_t)cond;
+		} else if (!set && b0 >= 32 && o1 && o1->size == b0 / 8 && use_mem(in, o1, u)) {
+			u->kind = U_CMOV;
+			u->src = MEM;
+			u->cond = (uint16_t)cond;
 		}
 		return;
 	}
 	}
-	/* ALU with a 32/64-bit register destination (a memory destination or
-	 * source leaves the flags unknown, kill does that). */
-	if (d == NO_REG || !o1)
+	/* ALU: a register or memory destination, a register, immediate or
+	 * memory source of the same width. */
+	if (!o1)
+		return;
+	if (o0->type == X86_OP_MEM) {
+		if ((o1->type == X86_OP_IMM || ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == 8 * o0->size)) &&
+		    use_mem(in, o0, u)) {
+			u->kind = U_ALU;
+			u->dst = MEM;
+			u->width = o0->size;
+			if (o1->type == X86_OP_IMM)
+				u->imm = o1->imm;
+			else
+				u->src = (uint8_t)s;
+		}
+		return;
+	}
+	if (d == NO_REG)
 		return;
 	if (o1->type == X86_OP_IMM) {
 		u->kind = U_ALU;
@@ -323,12 +504,15 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	} else if ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == b0) {
 		u->kind = U_ALU;
 		u->src = (uint8_t)s;
+	} else if (o1->size == b0 / 8 && use_mem(in, o1, u)) {
+		u->kind = U_ALU;
+		u->src = MEM;
 	}
 }
 
 static uint64_t mask_of(int width)
 {
-	return width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+	return width >= 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
 }
 
 static bool is_known(const struct swb_emu *e, unsigned g)
@@ -378,37 +562,152 @@ static void set_flags(struct swb_emu *e, uint64_t res, int width, bool cf, bool 
 	e->fknown |= which;
 }
 
-/* The value of the source operand (register or immediate); false when unknown. */
-static bool src_value(const struct swb_emu *e, const struct swb_uop *u, uint64_t *v)
+/* The address of u's memory operand; false when unknown. */
+static bool mem_addr(const struct swb_emu *e, const struct swb_uop *u, uint64_t *addr)
+{
+	uint64_t a = (uint64_t)u->mdisp;
+
+	if (!u->maddr)
+		return false;
+	if (u->mbase != NO_REG) {
+		if (!is_known(e, u->mbase))
+			return false;
+		a += e->r[u->mbase];
+	}
+	if (u->mindex != NO_REG) {
+		if (!is_known(e, u->mindex))
+			return false;
+		a += e->r[u->mindex] * u->mscale;
+	}
+	if (u->mseg == SEG_FS)
+		a += e->fs_base;
+	else if (u->mseg == SEG_GS)
+		a += e->gs_base;
+	*addr = a;
+	return true;
+}
+
+bool swb_emu_load(struct swb_emu *e, uint64_t addr, unsigned size, uint64_t *v)
+{
+	int i;
+
+	if (!e->mem || e->mem_lost)
+		return false;
+	/* the newest of the path's stores that overlaps decides */
+	for (i = e->nr_stores; i-- > 0;) {
+		const struct swb_store *st = &e->stores[i];
+
+		if (st->addr >= addr + size || addr >= st->addr + st->size)
+			continue;
+		if (!st->known || addr < st->addr || addr + size > st->addr + st->size)
+			return false;
+		*v = (st->val >> (8 * (addr - st->addr))) & mask_of((int)size);
+		return true;
+	}
+	return swb_mem_read(e->mem, addr, size, v);
+}
+
+static void store(struct swb_emu *e, uint64_t addr, unsigned size, uint64_t v, bool known)
+{
+	int i;
+
+	if (e->mem_lost)
+		return;
+	/* When the newest store overlapping this one has its very place, it can
+	 * be overwritten: no newer store overlaps it. */
+	for (i = e->nr_stores; i-- > 0;) {
+		struct swb_store *st = &e->stores[i];
+
+		if (st->addr >= addr + size || addr >= st->addr + st->size)
+			continue;
+		if (st->addr == addr && st->size == size) {
+			st->val = v & mask_of((int)size);
+			st->known = known;
+			return;
+		}
+		break;
+	}
+	if (e->nr_stores == SWB_MAX_STORES) {
+		e->mem_lost = true;
+		return;
+	}
+	e->stores[e->nr_stores++] = (struct swb_store){ addr, v & mask_of((int)size), (uint8_t)size, known };
+}
+
+/* A store of u's memory operand (value unknown when !known). */
+static void store_opnd(struct swb_emu *e, const struct swb_uop *u, unsigned size, uint64_t v, bool known)
+{
+	uint64_t a;
+
+	if (mem_addr(e, u, &a))
+		store(e, a, size, v, known);
+	else
+		e->mem_lost = true;
+}
+
+static bool load_opnd(struct swb_emu *e, const struct swb_uop *u, unsigned size, uint64_t *v)
+{
+	uint64_t a;
+
+	return mem_addr(e, u, &a) && swb_emu_load(e, a, size, v);
+}
+
+/* Register g, or the memory operand (size bytes); false when unknown. */
+static bool read_opnd(struct swb_emu *e, const struct swb_uop *u, unsigned g, unsigned size, uint64_t *v)
+{
+	if (g == MEM)
+		return load_opnd(e, u, size, v);
+	if (!is_known(e, g))
+		return false;
+	*v = e->r[g];
+	return true;
+}
+
+/* The source operand: a register, the memory operand or the immediate. */
+static bool src_value(struct swb_emu *e, const struct swb_uop *u, uint64_t *v)
 {
 	if (u->src == NO_REG) {
 		*v = (uint64_t)u->imm;
 		return true;
 	}
-	if (!is_known(e, u->src))
-		return false;
-	*v = e->r[u->src];
-	return true;
+	return read_opnd(e, u, u->src, u->width, v);
+}
+
+/* Write the destination (a register's low width bytes, or memory). */
+static void write_dst(struct swb_emu *e, const struct swb_uop *u, uint64_t v)
+{
+	if (u->dst == MEM)
+		store_opnd(e, u, u->width, v, true);
+	else
+		write_reg(e, u->dst, u->width, v);
+}
+
+static void forget_dst(struct swb_emu *e, const struct swb_uop *u)
+{
+	if (u->dst == MEM)
+		store_opnd(e, u, u->width, 0, false);
+	else
+		forget(e, u->dst);
 }
 
 static void alu(struct swb_emu *e, const struct swb_uop *u)
 {
 	uint64_t m = mask_of(u->width), sign = 1ULL << (8 * u->width - 1), a, b, r;
-	bool cf = false, of = false;
+	bool cf = false, of = false, writes = u->alu != A_CMP && u->alu != A_TEST;
 
 	/* xor/sub of a register with itself is 0 whatever it held. */
-	if ((u->alu == A_XOR || u->alu == A_SUB) && u->src == u->dst) {
+	if ((u->alu == A_XOR || u->alu == A_SUB) && u->src == u->dst && u->dst != MEM) {
 		write_reg(e, u->dst, u->width, 0);
 		set_flags(e, 0, u->width, false, false, F_ALL);
 		return;
 	}
-	if (!is_known(e, u->dst) || !src_value(e, u, &b)) {
-		if (u->alu != A_CMP && u->alu != A_TEST)
-			forget(e, u->dst);
+	if (!read_opnd(e, u, u->dst, u->width, &a) || !src_value(e, u, &b)) {
+		if (writes)
+			forget_dst(e, u);
 		e->fknown = 0;
 		return;
 	}
-	a = e->r[u->dst] & m;
+	a &= m;
 	b &= m;
 	switch (u->alu) {
 	case A_ADD:
@@ -434,8 +733,8 @@ static void alu(struct swb_emu *e, const struct swb_uop *u)
 		break;
 	}
 	set_flags(e, r, u->width, cf, of, F_ALL);
-	if (u->alu != A_CMP && u->alu != A_TEST)
-		write_reg(e, u->dst, u->width, r);
+	if (writes)
+		write_dst(e, u, r);
 }
 
 static void shift(struct swb_emu *e, const struct swb_uop *u)
@@ -485,16 +784,16 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 		return;
 	case U_MOV:
 		if (src_value(e, u, &v))
-			write_reg(e, u->dst, u->width, v);
+			write_dst(e, u, v);
 		else
-			forget(e, u->dst);
+			forget_dst(e, u);
 		return;
 	case U_MOVX:
-		if (!is_known(e, u->src)) {
+		if (!read_opnd(e, u, u->src, u->src_width, &v)) {
 			forget(e, u->dst);
 			return;
 		}
-		v = e->r[u->src] & mask_of(u->src_width);
+		v &= mask_of(u->src_width);
 		if (u->sign && u->src_width < 8 && (v >> (8 * u->src_width - 1)) & 1)
 			v |= ~mask_of(u->src_width);
 		set_reg(e, u->dst, v & m);
@@ -517,12 +816,12 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 	case U_INC:
 	case U_DEC:
 	case U_NEG:
-		if (!is_known(e, u->dst)) {
-			forget(e, u->dst);
+		if (!read_opnd(e, u, u->dst, u->width, &v)) {
+			forget_dst(e, u);
 			e->fknown &= u->kind == U_NEG ? 0 : F_CF;   /* inc/dec keep CF */
 			return;
 		}
-		v = e->r[u->dst] & m;
+		v &= m;
 		if (u->kind == U_NEG) {
 			w = (0 - v) & m;
 			set_flags(e, w, u->width, v != 0, v == (1ULL << (8 * u->width - 1)), F_ALL);
@@ -532,7 +831,7 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 				  u->kind == U_INC ? w == 1ULL << (8 * u->width - 1) : v == 1ULL << (8 * u->width - 1),
 				  F_ALL & ~F_CF);
 		}
-		write_reg(e, u->dst, u->width, w);
+		write_dst(e, u, w);
 		return;
 	case U_SHL:
 	case U_SHR:
@@ -556,35 +855,53 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 	case U_SETCC: {
 		int t = swb_emu_jcc(e, u->cond);
 
-		if (t < 0 || (u->kind == U_CMOV && t && !is_known(e, u->src)))
+		if (t < 0 || (u->kind == U_CMOV && t && !read_opnd(e, u, u->src, u->width, &v)))
 			forget(e, u->dst);
 		else if (u->kind == U_SETCC)
 			write_reg(e, u->dst, 1, (uint64_t)t);
 		else if (t)
-			write_reg(e, u->dst, u->width, e->r[u->src]);
+			write_reg(e, u->dst, u->width, v);
 		else if (u->width == 4 && is_known(e, u->dst))
 			set_reg(e, u->dst, e->r[u->dst] & 0xffffffff);
 		else if (u->width == 4)
 			forget(e, u->dst);
 		return;
 	}
-	case U_PUSH:
+	case U_PUSH: {
+		bool known = src_value(e, u, &v);
+
+		if (!is_known(e, 4)) {
+			e->mem_lost = true;
+			return;
+		}
+		e->r[4] -= 8;
+		store(e, e->r[4], 8, v, known);
+		return;
+	}
+	case U_POP: {
+		bool known = is_known(e, 4) && swb_emu_load(e, e->r[4], 8, &v);
+
 		if (is_known(e, 4))
-			e->r[4] -= 8;
-		return;
-	case U_POP:
-		forget(e, u->dst);
-		if (is_known(e, 4) && u->dst != 4)
 			e->r[4] += 8;
+		if (known)
+			set_reg(e, u->dst, v);
+		else
+			forget(e, u->dst);
 		return;
+	}
 	default:
+		/* the address is computed before the registers change */
+		if (u->mwrite == MW_OPND)
+			store_opnd(e, u, u->msize, 0, false);
+		else if (u->mwrite == MW_ANY)
+			e->mem_lost = true;
 		e->known &= (uint16_t)~u->kill;
 		e->fknown = 0;
 		return;
 	}
 }
 
-void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r)
+void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r, struct swb_mem *mem)
 {
 	uint64_t f = r->eflags;
 
@@ -596,6 +913,37 @@ void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r)
 	e->flags = (uint8_t)((f & 1 ? F_CF : 0) | (f & 4 ? F_PF : 0) | (f & 0x40 ? F_ZF : 0) |
 			     (f & 0x80 ? F_SF : 0) | (f & 0x800 ? F_OF : 0));
 	e->fknown = F_ALL;
+	e->fs_base = r->fs_base;
+	e->gs_base = r->gs_base;
+	e->mem = mem;
+	e->mem_lost = false;
+	e->nr_stores = 0;
+}
+
+void swb_emu_commit(const struct swb_emu *e)
+{
+	int i;
+
+	if (!e->mem)
+		return;
+	if (e->mem_lost) {
+		swb_mem_ran(e->mem);
+		return;
+	}
+	for (i = 0; i < e->nr_stores; i++)
+		swb_mem_wrote(e->mem, e->stores[i].addr, e->stores[i].size, e->stores[i].val, e->stores[i].known);
+}
+
+bool swb_emu_matches(const struct swb_emu *e, const struct user_regs_struct *r)
+{
+	struct swb_emu real;
+	unsigned g;
+
+	swb_emu_from_regs(&real, r, NULL);
+	for (g = 0; g < 16; g++)
+		if (is_known(e, g) && e->r[g] != real.r[g])
+			return false;
+	return ((e->flags ^ real.flags) & e->fknown) == 0;
 }
 
 bool swb_emu_reg(const struct swb_emu *e, unsigned reg, uint64_t *v)
@@ -609,7 +957,7 @@ bool swb_emu_reg(const struct swb_emu *e, unsigned reg, uint64_t *v)
 	return true;
 }
 
-void swb_emu_adjust_sp(struct swb_emu *e, int64_t delta)
+static void adjust_sp(struct swb_emu *e, int64_t delta)
 {
 	if (is_known(e, 4))
 		e->r[4] += (uint64_t)delta;
@@ -662,18 +1010,54 @@ int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id)
 					       (f & F_SF ? 0x80u : 0) | (f & F_OF ? 0x800u : 0));
 }
 
+bool swb_emu_ctl_addr(const struct swb_emu *e, const struct swb_ctl *c, uint64_t *addr)
+{
+	uint64_t a = (uint64_t)c->disp, v;
+
+	if (c->kind == SWB_RET) {
+		*addr = e->r[4];
+		return is_known(e, 4);
+	}
+	if ((c->kind != SWB_JMP_IND && c->kind != SWB_CALL_IND) || !c->op_mem)
+		return false;
+	if (c->base) {
+		if (!swb_emu_reg(e, c->base, &v))
+			return false;
+		a += v;
+	}
+	if (c->index) {
+		if (!swb_emu_reg(e, c->index, &v))
+			return false;
+		a += v * (uint64_t)c->scale;
+	}
+	if (c->seg == X86_REG_FS)
+		a += e->fs_base;
+	else if (c->seg == X86_REG_GS)
+		a += e->gs_base;
+	else if (c->seg)
+		return false;
+	*addr = a;
+	return true;
+}
+
 void swb_emu_ctl(struct swb_emu *e, const struct swb_ctl *c)
 {
 	switch (c->kind) {
 	case SWB_CALL:
 	case SWB_CALL_IND:
-		swb_emu_adjust_sp(e, -8);
+		/* the return address is pushed */
+		if (!is_known(e, 4)) {
+			e->mem_lost = true;
+			return;
+		}
+		e->r[4] -= 8;
+		store(e, e->r[4], 8, c->next, true);
 		return;
 	case SWB_RET:
 		if (c->ret_imm)
 			forget(e, 4);
 		else
-			swb_emu_adjust_sp(e, 8);
+			adjust_sp(e, 8);
 		return;
 	case SWB_JCC:
 		if (c->insn_id == X86_INS_LOOP || c->insn_id == X86_INS_LOOPE || c->insn_id == X86_INS_LOOPNE)
@@ -685,6 +1069,7 @@ void swb_emu_ctl(struct swb_emu *e, const struct swb_ctl *c)
 	default:   /* syscalls and the unknown */
 		e->known = 0;
 		e->fknown = 0;
+		e->mem_lost = true;
 		return;
 	}
 }

@@ -707,9 +707,10 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (s.attached)
 		detach_process(&s);
 	oc_debug(1, "software branch sampler: %" PRIu64 " timer samples, %" PRIu64 " windows (%" PRIu64
-		 " cut short, %" PRIu64 " ending where they began), %" PRIu64 " stops, %" PRIu64 " single-steps",
-		 s.timer_samples, s.tracer.windows, s.dropped_windows, s.tracer.seek_hits, s.tracer.stops,
-		 s.tracer.steps);
+		 " cut short, %" PRIu64 " ending where they began, %" PRIu64 " restarted on a plan mismatch), %"
+		 PRIu64 " stops, %" PRIu64 " single-steps",
+		 s.timer_samples, s.tracer.windows, s.dropped_windows, s.tracer.seek_hits, s.tracer.mismatches,
+		 s.tracer.stops, s.tracer.steps);
 	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? build_id_cache_dir(&cache_owned) : NULL);
 	if (pd_writer_close(s.w, true) < 0) {
 		s.w = NULL;

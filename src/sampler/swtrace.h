@@ -5,16 +5,18 @@
  * jumps and calls without stopping, and stops the thread (hardware debug
  * registers, so no text is written) only where the next branch's outcome is not
  * known yet: conditional branches are resolved from the flags at the stop,
- * returns from the stack, indirect branches from registers and memory; the
- * register arithmetic of the code ahead is followed (emu.c), so branches whose
- * flags or target registers it computes need no stop at all (a stop is still
- * needed each time the path comes back to an address it passed: a debug
- * register fires at the first pass); a
- * return from a call followed on the path is predicted when the callee
+ * returns from the stack, indirect branches from registers and memory. The
+ * register and memory arithmetic of the code ahead is followed (emu.c: loads
+ * from memory only the thread can change, mem.c; the path's own stores kept),
+ * so branches whose flags or targets it computes need no stop at all (a stop
+ * is still needed each time the path comes back to an address it passed: a
+ * debug register fires at the first pass). Where memory cannot be read, a
+ * return from a call followed on the path is still predicted when the callee
  * provably left its return address alone (stack pointer tracked, no stores
  * that could reach the stack). Up to four debug registers cover the outcomes
  * of conditional branches ahead (decision tree), so one stop can resolve
- * several of them.
+ * several of them. At a stop the registers must be the ones the planner
+ * computed for it; if not, the window starts again (swb_tracer.mismatches).
  *
  * Modelled as follows (see also sampler.h):
  *  - conditional branches appear only when taken (PERF_BR_COND), like LBR;
@@ -42,8 +44,11 @@ struct swb_entry {
 struct swb_space;
 struct swb_space *swb_space_new(void);
 void swb_space_free(struct swb_space *sp);
-/* Forget decoded code in [start, start+len) (len 0: all), after exec or a new mapping. */
+/* Forget decoded code in [start, start+len) (len 0: all), and cached
+ * memory, after exec or a new mapping. */
 void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len);
+/* Its memory as the planner reads it (mem.h). */
+struct swb_mem *swb_space_mem(struct swb_space *sp);
 
 /* Kinds of instruction that end a straight-line run. */
 enum swb_kind {
@@ -99,8 +104,10 @@ struct swb_tracer {
 	 * sample's, not always a branch target. */
 	bool seek;
 	/* counters: breakpoint stops, single-steps, windows, windows restarted
-	 * by a signal at an ambiguous point, windows that ended where they began */
-	uint64_t stops, steps, windows, restarts, seek_hits;
+	 * by a signal at an ambiguous point, windows that ended where they began,
+	 * windows restarted because the registers at a stop were not the ones
+	 * the planner computed (memory written behind its back, or a bug) */
+	uint64_t stops, steps, windows, restarts, seek_hits, mismatches;
 };
 
 enum swb_result {

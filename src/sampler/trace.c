@@ -62,6 +62,7 @@ struct node {
 	const struct swb_ctl *stop;           /* where the node ends (a leaf's debug register) */
 	bool leaf, expandable;
 	struct swb_emu st;      /* the registers before stop, as far as known */
+	bool st_at_stop;        /* st is the state at stop (not past it: cut back) */
 };
 
 struct plan {
@@ -254,10 +255,28 @@ static bool shadow_ret(struct node *n, const struct swb_ctl *c, uint64_t *to)
 	return true;
 }
 
+/* Where a return or an indirect branch through memory goes, from the
+ * memory the planner knows. */
+static bool target_in_memory(struct node *n, const struct swb_ctl *c, uint64_t *to)
+{
+	uint64_t a;
+
+	if (!swb_emu_ctl_addr(&n->st, c, &a) || !swb_emu_load(&n->st, a, 8, to))
+		return false;
+	if (c->kind == SWB_RET) {
+		/* the return ends the newest call followed, if it is where the stack is */
+		if (n->nr_sh && n->sh[n->nr_sh - 1].depth == 0)
+			n->nr_sh--;
+		else
+			n->nr_sh = 0;
+	}
+	return true;
+}
+
 /* Extend node n from addr along direct jumps and calls, returns from calls
- * it followed, and conditional and indirect branches that the registers
- * computed on the way decide (emu.c), while the budget (taken branches still
- * wanted) leaves room after each. */
+ * it followed, and conditional and indirect branches that the registers and
+ * memory computed on the way decide (emu.c), while the budget (taken
+ * branches still wanted) leaves room after each. */
 static void follow(struct swb_space *sp, pid_t tid, struct node *n, uint64_t addr, int budget)
 {
 	for (;;) {
@@ -276,15 +295,15 @@ static void follow(struct swb_space *sp, pid_t tid, struct node *n, uint64_t add
 			if (c->kind == SWB_CALL)
 				shadow_call(n, c->next);
 			addr = c->target;
-		} else if (c->kind == SWB_RET && shadow_ret(n, c, &to)) {
+		} else if (c->kind == SWB_RET && (target_in_memory(n, c, &to) || shadow_ret(n, c, &to))) {
 			add_pend(n, c->addr, to, PERF_BR_RET);
 			addr = to;
 		} else if (c->kind == SWB_JCC && (t = swb_emu_jcc(&n->st, c->insn_id)) >= 0) {
 			if (t)
 				add_pend(n, c->addr, c->target, PERF_BR_COND);
 			addr = t ? c->target : c->next;
-		} else if ((c->kind == SWB_JMP_IND || c->kind == SWB_CALL_IND) && !c->op_mem &&
-			   swb_emu_reg(&n->st, c->reg, &to)) {
+		} else if ((c->kind == SWB_JMP_IND || c->kind == SWB_CALL_IND) &&
+			   (c->op_mem ? target_in_memory(n, c, &to) : swb_emu_reg(&n->st, c->reg, &to))) {
 			add_pend(n, c->addr, to, perf_type(c->kind));
 			if (c->kind == SWB_CALL_IND)
 				shadow_call(n, c->next);
@@ -338,6 +357,7 @@ static bool cut_root(struct plan *p)
 		r->nr_pend = r->seg[r->nr_seg - 1].pend_before;
 		r->total = r->nr_pend;
 		r->stop = r->seg[r->nr_seg - 1].ctl;
+		r->st_at_stop = false;
 	}
 	return cut;
 }
@@ -355,6 +375,7 @@ static void new_child(struct plan *p, int parent, uint64_t addr, const struct sw
 	c->st = p->n[parent].st;
 	swb_emu_ctl(&c->st, p->n[parent].stop);
 	c->leaf = true;
+	c->st_at_stop = true;
 	if (taken)
 		add_pend(c, taken->from, taken->to, taken->type);
 	follow(sp, tid, c, addr, budget);
@@ -372,9 +393,10 @@ static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
 	memset(r, 0, sizeof(*r));
 	r->parent = -1;
 	r->leaf = true;
+	r->st_at_stop = true;
 	p->nr = 1;
 	p->rf_ip = regs->eflags & EFLAGS_RF ? ip : UINT64_MAX;
-	swb_emu_from_regs(&r->st, regs);
+	swb_emu_from_regs(&r->st, regs, swb_space_mem(sp));
 	c = swb_decode_run(sp, tid, ip);
 	if (c->addr != ip) {
 		/* Straight-line code first: the registers may decide what ends it. */
@@ -443,6 +465,7 @@ static void cut_at(struct plan *p, uint64_t p0, uint64_t ip, int need)
 		r->nr_pend = r->total = sg->pend_before;
 		r->stop = &p->seek_stop;
 		r->leaf = true;
+		r->st_at_stop = false;
 		p->nr = 1;
 		return;
 	}
@@ -750,6 +773,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 	int max_leaves = t->max_leaves > 0 && t->max_leaves <= MAX_DR ? t->max_leaves : MAX_DR;
 	uint64_t ip, p0;
 	int restarts = 0;
+	bool pages_current = true;  /* the memory view's copies are the thread's memory */
 
 	w->nr = 0;
 	w->taken = 0;
@@ -757,6 +781,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 	if (get_regs(tid, &regs) < 0)
 		return SWB_FAILED;
 	ip = p0 = regs.rip;
+	swb_mem_begin(swb_space_mem(sp), tid);
 	for (;;) {
 		uint64_t leaf_addr[MAX_DR];
 		int leaf_node[MAX_DR], nleaves = 0, i, rc;
@@ -775,6 +800,9 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		}
 		/* Without seek the window ends right after its last branch; with
 		 * seek it slides anyway, so plans need not stop there. */
+		if (!pages_current)
+			swb_mem_ran(swb_space_mem(sp));
+		pages_current = false;
 		plan_round(&p, sp, tid, &regs, t->seek ? depth : depth - w->nr, max_leaves);
 		if (t->seek)
 			cut_at(&p, p0, ip, depth - w->nr);
@@ -812,7 +840,27 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 			for (i = 0; i < nleaves && leaf_addr[i] != ip; i++)
 				;
 			if (i < nleaves) {
-				confirm(&p, leaf_node[i], p.n[leaf_node[i]].nr_pend, w, depth);
+				const struct node *leaf = &p.n[leaf_node[i]];
+
+				if (leaf->st_at_stop && !swb_emu_matches(&leaf->st, &regs)) {
+					/* The path that ran is not the one planned: start again here. */
+					oc_debug(2, "thread %d: registers at %#" PRIx64 " differ from the plan's",
+						 (int)tid, ip);
+					t->mismatches++;
+					w->nr = 0;
+					w->taken = 0;
+					if (++restarts > MAX_RESTARTS) {
+						oc_err("thread %d: the planned paths keep differing from the thread's", (int)tid);
+						goto failed;
+					}
+					continue;
+				}
+				confirm(&p, leaf_node[i], leaf->nr_pend, w, depth);
+				/* what the path stored is known: no need to read it again */
+				if (leaf->st_at_stop) {
+					swb_emu_commit(&leaf->st);
+					pages_current = true;
+				}
 				continue;
 			}
 		}

@@ -1,7 +1,8 @@
 # The software branch sampler's engine is exact: back-to-back windows of N taken
 # branches, collected with breakpoints and decoding, list the very branches a
 # full single-step trace of the same run lists, in order (programs with known
-# control flow: jump table, recursion, indirect calls, loops, signals).
+# control flow: jump table, recursion, indirect calls, loops, signals, branches
+# on memory).
 . "$(dirname "$0")/../lib.sh"
 HELPER=$BUILD/tests/helpers/sampler-trace
 PROGS=$ROOT/tests/progs
@@ -17,6 +18,7 @@ cc_prog flow "$PROGS/sampler-flow.c" $static
 cc_prog loop "$PROGS/loop.c" $static
 cc_prog div "$PROGS/div.c" -DITERS=1000 $static
 cc_prog signal "$PROGS/sampler-signal.c" $static
+cc_prog memory "$PROGS/sampler-memory.c" $static
 
 # Trace from main on (the C start-up code is long to single-step); the
 # address is fixed in a static program run without address randomization.
@@ -45,6 +47,9 @@ exact flow "$TMP/flow" 20
 exact loop "$TMP/loop" 100
 exact div "$TMP/div"
 exact signal "$TMP/signal" 300
+# branches on memory the program writes (vector stores, memset, function
+# pointers, a shared mapping seen at two addresses)
+exact memory "$TMP/memory" 20
 
 # Windows that run on to their starting point (as the sampler records them)
 # are still runs of consecutive real branches, in order.

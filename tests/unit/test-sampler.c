@@ -133,7 +133,7 @@ static void test_emu(void)
 				r.rax = vals[j];
 				r.rbx = vals[k];
 				r.eflags = 0x202;
-				swb_emu_from_regs(&e, &r);
+				swb_emu_from_regs(&e, &r, NULL);
 				for (m = 0; m < nu; m++)
 					swb_emu_apply(&e, &u[m]);
 				run_native(jit, ops[i].bytes, ops[i].n, io);
@@ -162,32 +162,32 @@ static void test_emu(void)
 		struct swb_emu e;
 
 		if (uop_of(cs, "\x48\xf7\xf3", 3, &u)) {   /* div %rbx */
-			swb_emu_from_regs(&e, &r);
+			swb_emu_from_regs(&e, &r, NULL);
 			swb_emu_apply(&e, &u);
 			CHECK(!(e.known & 1) && !(e.known & 4) && !e.fknown, "div %rbx: rax, rdx and the flags unknown");
 		}
 		if (uop_of(cs, "\xf2\x0f\x5e\xc1", 4, &u)) {   /* divsd %xmm1,%xmm0 */
-			swb_emu_from_regs(&e, &r);
+			swb_emu_from_regs(&e, &r, NULL);
 			swb_emu_apply(&e, &u);
 			CHECK(e.known == 0xffff, "divsd: the general registers stay known");
 		}
 		if (uop_of(cs, "\xf2\x0f\x10\x00", 4, &u)) {   /* movsd (%rax),%xmm0 */
-			swb_emu_from_regs(&e, &r);
+			swb_emu_from_regs(&e, &r, NULL);
 			swb_emu_apply(&e, &u);
 			CHECK(e.known == 0xffff, "movsd from memory: the general registers stay known");
 		}
 		if (uop_of(cs, "\x48\x3b\x03", 3, &u)) {   /* cmp (%rbx),%rax */
-			swb_emu_from_regs(&e, &r);
+			swb_emu_from_regs(&e, &r, NULL);
 			swb_emu_apply(&e, &u);
 			CHECK(e.known == 0xffff && !e.fknown, "cmp with memory: registers known, flags not");
 		}
 		if (uop_of(cs, "\x48\x8b\x03", 3, &u)) {   /* mov (%rbx),%rax */
-			swb_emu_from_regs(&e, &r);
+			swb_emu_from_regs(&e, &r, NULL);
 			swb_emu_apply(&e, &u);
 			CHECK(!(e.known & 1) && (e.known & 8), "a load: its destination unknown");
 		}
 		if (uop_of(cs, "\xf3\x48\xab", 3, &u)) {   /* rep stos */
-			swb_emu_from_regs(&e, &r);
+			swb_emu_from_regs(&e, &r, NULL);
 			swb_emu_apply(&e, &u);
 			CHECK(!(e.known & (1u << 1)) && !(e.known & (1u << 7)), "rep stos: rcx and rdi unknown");
 		}
@@ -214,7 +214,7 @@ static void test_emu(void)
 			bool ok = uop_of(cs, imp[i].bytes, imp[i].n, &u);
 
 			if (ok) {
-				swb_emu_from_regs(&e, &r);
+				swb_emu_from_regs(&e, &r, NULL);
 				swb_emu_apply(&e, &u);
 			}
 			snprintf(name, sizeof(name), "emu: %s makes what it writes and the flags unknown", imp[i].name);
@@ -223,6 +223,103 @@ static void test_emu(void)
 	}
 	cs_close(&cs);
 	munmap(jit, 4096);
+}
+
+/* Run the instructions in bytes on e (emulated), from regs r. */
+static bool emulate(csh cs, const char *bytes, size_t n, struct swb_emu *e)
+{
+	struct swb_uop u[8];
+	int nu = uops_of(cs, bytes, n, u, 8), i;
+
+	for (i = 0; i < nu; i++)
+		swb_emu_apply(e, &u[i]);
+	return nu > 0;
+}
+
+/* Memory as the planner reads it: this process's own, its stores followed,
+ * untrusted mappings refused. This process is not traced, so the kernel does
+ * not say where its rseq area is: only read-only private memory is read. */
+static void test_emu_memory(void)
+{
+	static uint64_t writable = 5;
+	uint64_t *cell = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct swb_mem *mem = swb_mem_new();
+	struct user_regs_struct r = { .eflags = 0x202 };
+	struct swb_emu e;
+	uint64_t v = 0;
+	int fd = memfd_create("test-sampler", 0);
+	uint64_t *shared = MAP_FAILED;
+	csh cs;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+		CHECK(0, "emu memory: capstone");
+		return;
+	}
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (cell == MAP_FAILED) {
+		CHECK(0, "emu memory: a page");
+		return;
+	}
+	cell[0] = 0x1122334455667788ULL;
+	cell[1] = 42;
+	cell[2] = 7;
+	mprotect(cell, 4096, PROT_READ);
+	swb_mem_begin(mem, getpid());
+	r.rbx = (uint64_t)(uintptr_t)cell;
+
+	swb_emu_from_regs(&e, &r, mem);
+	emulate(cs, "\x48\x8b\x03", 3, &e);                 /* mov (%rbx),%rax */
+	CHECK((e.known & 1) && e.r[0] == cell[0], "emu memory: a load reads private memory");
+	emulate(cs, "\x0f\xb7\x4b\x02", 4, &e);             /* movzwl 2(%rbx),%ecx */
+	CHECK((e.known & 2) && e.r[1] == 0x5566, "emu memory: movzwl of the bytes at +2");
+	emulate(cs, "\x48\x83\x7b\x08\x2a\x0f\x94\xc2", 8, &e); /* cmpq $42,8(%rbx); sete %dl */
+	CHECK((e.known & 4) && (e.r[2] & 0xff) == 1, "emu memory: cmp with memory sets the flags");
+
+	swb_emu_from_regs(&e, &r, mem);
+	emulate(cs, "\x48\xc7\x43\x10\x05\x00\x00\x00\x48\x8b\x53\x10", 12, &e); /* movq $5,16(%rbx); mov 16(%rbx),%rdx */
+	CHECK((e.known & 4) && e.r[2] == 5 && cell[2] == 7, "emu memory: a store is read back, memory untouched");
+	emulate(cs, "\x48\x83\x43\x10\x03\x48\x8b\x53\x10", 9, &e); /* addq $3,16(%rbx); mov 16(%rbx),%rdx */
+	CHECK((e.known & 4) && e.r[2] == 8, "emu memory: read-modify-write on memory");
+	emulate(cs, "\x8b\x53\x14", 3, &e);                 /* mov 20(%rbx),%edx: the stored qword's high half */
+	CHECK((e.known & 4) && e.r[2] == 0, "emu memory: part of a stored value");
+	emulate(cs, "\x0f\x11\x43\x08\x48\x8b\x53\x10", 8, &e); /* movups %xmm0,8(%rbx); mov 16(%rbx),%rdx */
+	CHECK(!(e.known & 4) && !e.mem_lost, "emu memory: a vector store makes its bytes unknown");
+	emulate(cs, "\x48\x8b\x0b", 3, &e);                 /* mov (%rbx),%rcx */
+	CHECK((e.known & 2) && e.r[1] == cell[0], "emu memory: bytes outside it stay known");
+	emulate(cs, "\x48\x89\x02\x48\x8b\x0b", 6, &e);     /* mov %rax,(%rdx) (unknown address); mov (%rbx),%rcx */
+	CHECK(e.mem_lost && !(e.known & 2), "emu memory: a store to an unknown address loses memory");
+
+	swb_emu_from_regs(&e, &r, mem);
+	r.rsp = e.r[4] = (uint64_t)(uintptr_t)&cell[3];
+	emulate(cs, "\x53\x58", 2, &e);                     /* push %rbx; pop %rax */
+	CHECK((e.known & 1) && e.r[0] == r.rbx && e.r[4] == r.rsp, "emu memory: push then pop");
+	{
+		struct swb_ctl call = { .kind = SWB_CALL, .next = 0x1234 }, ret = { .kind = SWB_RET };
+		uint64_t a = 0;
+
+		swb_emu_ctl(&e, &call);
+		CHECK(swb_emu_ctl_addr(&e, &ret, &a) && swb_emu_load(&e, a, 8, &v) && v == 0x1234,
+		      "emu memory: a return goes where the call said");
+	}
+
+	if (fd >= 0 && ftruncate(fd, 4096) == 0)
+		shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (shared != MAP_FAILED) {
+		swb_mem_begin(mem, getpid());
+		CHECK(!swb_mem_read(mem, (uint64_t)(uintptr_t)shared, 8, &v), "emu memory: a shared mapping is not read");
+		munmap(shared, 4096);
+	}
+	CHECK(swb_mem_read(mem, (uint64_t)(uintptr_t)&cell[1], 8, &v) && v == 42, "emu memory: swb_mem_read");
+	CHECK(!swb_mem_read(mem, (uint64_t)(uintptr_t)&writable, 8, &v),
+	      "emu memory: writable memory is not read where the rseq area is unknown");
+	swb_emu_from_regs(&e, &r, NULL);
+	emulate(cs, "\x48\x8b\x03", 3, &e);
+	CHECK(!(e.known & 1), "emu memory: none read without a memory view");
+	if (fd >= 0)
+		close(fd);
+	swb_mem_free(mem);
+	munmap(cell, 4096);
+	cs_close(&cs);
 }
 
 int main(void)
@@ -322,5 +419,6 @@ int main(void)
 
 	swb_space_free(sp);
 	test_emu();
+	test_emu_memory();
 	return test_done();
 }

@@ -1,0 +1,34 @@
+/* mem.h — a traced process's memory as the planner may read it ahead of the
+ * thread (mem.c): only memory that nothing but the thread itself can change
+ * while it runs a planned path. */
+#ifndef OCREC_SAMPLER_MEM_H
+#define OCREC_SAMPLER_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct swb_mem;
+
+struct swb_mem *swb_mem_new(void);
+void swb_mem_free(struct swb_mem *m);
+
+/* A window of thread tid begins: mappings are read again when needed and
+ * cached pages forgotten. When the process has one thread, its private
+ * writable memory is trusted as well as read-only private mappings (the
+ * thread's own stores are tracked by the planner; nothing else writes there
+ * without a syscall, which ends a plan); with several, only the latter. */
+void swb_mem_begin(struct swb_mem *m, pid_t tid);
+/* The thread ran: what it may have written is read again. */
+void swb_mem_ran(struct swb_mem *m);
+/* The thread ran and stored size bytes at addr: the value (little-endian),
+ * or unknown (known false); cached copies follow. */
+void swb_mem_wrote(struct swb_mem *m, uint64_t addr, unsigned size, uint64_t v, bool known);
+/* Forget everything cached (exec, new mappings). */
+void swb_mem_invalidate(struct swb_mem *m);
+
+/* size (1, 2, 4 or 8) bytes at addr, little-endian; false when the memory
+ * is not trusted or cannot be read. */
+bool swb_mem_read(struct swb_mem *m, uint64_t addr, unsigned size, uint64_t *v);
+
+#endif
