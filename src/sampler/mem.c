@@ -3,7 +3,10 @@
  * against the process's mappings. Reading /proc/PID/maps costs more than a
  * window's stops here, so it is read again only when the process's sizes in
  * /proc/PID/statm changed (a mapping added, removed or grown); read-only
- * pages are kept across windows as long as the mappings are.
+ * pages are kept across windows as long as the mappings are. (A change of
+ * protection alone goes unseen until then: read-only memory that another
+ * thread makes writable and rewrites, as JIT compilers do, could be read
+ * stale; decoded code has the same limit.)
  *
  * Never trusted: shared mappings (another process may write them), the vDSO
  * data pages (the kernel updates them all the time), and the thread's rseq
