@@ -308,22 +308,6 @@ static const struct exec_section *section_of(const struct afdo_binary *b, uint64
 	return NULL;
 }
 
-bool afdo_is_return(const struct afdo_binary *b, uint64_t vaddr)
-{
-	const struct exec_section *sec = section_of(b, vaddr);
-	const uint8_t *p;
-	uint64_t left;
-
-	if (!sec)
-		return false;
-	p = b->map + sec->offset + (vaddr - sec->addr);
-	left = sec->addr + sec->size - vaddr;
-	/* ret, ret imm16, and the rep/bnd-prefixed forms */
-	if (p[0] == 0xc3 || p[0] == 0xc2)
-		return true;
-	return left >= 2 && (p[0] == 0xf3 || p[0] == 0xf2) && (p[1] == 0xc3 || p[1] == 0xc2);
-}
-
 static void decode_chunk(struct afdo_binary *b, struct chunk *ch)
 {
 	const struct exec_section *sec = section_of(b, ch->start);

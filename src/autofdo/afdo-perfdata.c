@@ -48,8 +48,6 @@ static int on_event(const struct pd_event *ev, void *arg)
 			lbr[i].from_in = afdo_mapper_map(f->mapper, s->pid, b->from, &lbr[i].from);
 			lbr[i].to_in = afdo_mapper_map(f->mapper, s->pid, b->to, &lbr[i].to);
 			lbr[i].spec_wrong = pd_br_spec(b) == 1;   /* PERF_BR_SPEC_WRONG_PATH */
-			lbr[i].from_ret = lbr[i].from_in && !lbr[i].to_in &&
-					  afdo_is_return(f->bin, lbr[i].from);
 		}
 		afdo_counts_add_stack(f->counts, lbr, n, 1);
 		f->stacks++;

@@ -160,7 +160,6 @@ static void count_line(struct reader *r, const char *p, uint64_t count)
 		lbr[i].from_in = afdo_mapper_map(r->mapper, -1, raw[i].from, &lbr[i].from);
 		lbr[i].to_in = afdo_mapper_map(r->mapper, -1, raw[i].to, &lbr[i].to);
 		lbr[i].spec_wrong = raw[i].wrong;
-		lbr[i].from_ret = lbr[i].from_in && !lbr[i].to_in && afdo_is_return(r->bin, lbr[i].from);
 	}
 	afdo_counts_add_stack(r->counts, lbr, n, count);
 	r->stacks += count;

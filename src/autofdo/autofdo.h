@@ -33,8 +33,6 @@ bool afdo_path_matches(const struct afdo_binary *b, const char *path);
 bool afdo_offset_to_vaddr(const struct afdo_binary *b, uint64_t offset, uint64_t *vaddr);
 /* Is vaddr inside an executable section of the binary? */
 bool afdo_is_code(const struct afdo_binary *b, uint64_t vaddr);
-/* Is the instruction at vaddr a return? */
-bool afdo_is_return(const struct afdo_binary *b, uint64_t vaddr);
 /* Lowest PT_LOAD address: where a non-PIE binary is mapped when no mmap is known. */
 uint64_t afdo_binary_base(const struct afdo_binary *b);
 
@@ -43,7 +41,6 @@ struct afdo_lbr {
 	uint64_t from, to;   /* in the binary's addresses; valid only when in_binary */
 	bool from_in, to_in; /* the address lies in the binary's code */
 	bool spec_wrong;     /* wrong-path speculative entry (AMD Zen 4 spec=1) */
-	bool from_ret;       /* the source is a return instruction */
 };
 
 struct afdo_counts *afdo_counts_new(void);
