@@ -62,7 +62,7 @@ struct node {
 	const struct swb_ctl *stop;           /* where the node ends (a leaf's debug register) */
 	bool leaf, expandable;
 	struct swb_emu st;      /* the registers before stop, as far as known */
-	bool st_at_stop;        /* st is the state at stop (not past it: cut back) */
+	bool st_at_stop;        /* st is the state at stop (not inside a piece: seek) */
 };
 
 struct plan {
@@ -357,9 +357,25 @@ static bool cut_root(struct plan *p)
 		r->nr_pend = r->seg[r->nr_seg - 1].pend_before;
 		r->total = r->nr_pend;
 		r->stop = r->seg[r->nr_seg - 1].ctl;
-		r->st_at_stop = false;
 	}
 	return cut;
+}
+
+/* The root's state at its stop, computed again after a cut: the same
+ * steps as follow() took, over the pieces that are left. */
+static void replay_root(struct node *r, const struct user_regs_struct *regs, struct swb_mem *mem)
+{
+	int i, j;
+
+	swb_emu_from_regs(&r->st, regs, mem);
+	for (j = 0; j < r->nr_seg; j++) {
+		const struct swb_ctl *c = r->seg[j].ctl;
+
+		if (j)
+			swb_emu_ctl(&r->st, r->seg[j - 1].ctl);
+		for (i = 0; i < c->nr_uops; i++)
+			swb_emu_apply(&r->st, &c->uops[i]);
+	}
 }
 
 static void new_child(struct plan *p, int parent, uint64_t addr, const struct swb_entry *taken,
@@ -416,7 +432,12 @@ static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
 		swb_emu_ctl(&r->st, c);
 		follow(sp, tid, r, taken ? to : c->next, budget);
 	}
-	r->expandable = !cut_root(p) && r->nr_seg > 1 && r->stop->kind == SWB_JCC && r->total + 1 < budget;
+	if (cut_root(p)) {
+		replay_root(r, regs, swb_space_mem(sp));
+		r->expandable = false;
+	} else {
+		r->expandable = r->nr_seg > 1 && r->stop->kind == SWB_JCC && r->total + 1 < budget;
+	}
 
 	while (leaves < max_leaves) {
 		int i, found = -1;

@@ -40,6 +40,10 @@ exact() {
 		"$HELPER" windows $depth --leaves $leaves $_start -- "$@" >"$TMP/$_n.win" 2>"$TMP/$_n.err"
 		check_files_eq "$_n: windows of $depth ($leaves debug registers) = single-step trace" \
 			"$TMP/$_n.full" "$TMP/$_n.win"
+		# a plan that ran otherwise but rejoined would not show in the
+		# trace: the registers at each stop are the planned ones
+		check_match "$_n: windows of $depth: registers at every stop as planned" \
+			' mismatches 0$' "$(tail -n 1 "$TMP/$_n.err")"
 	done
 }
 

@@ -140,8 +140,8 @@ int main(int argc, char **argv)
 			break;
 	}
 	printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	fprintf(stderr, "windows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64 "\n",
-		t.windows, t.stops, t.steps, t.restarts);
+	fprintf(stderr, "windows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64
+		" mismatches %" PRIu64 "\n", t.windows, t.stops, t.steps, t.restarts, t.mismatches);
 	swb_space_free(sp);
 	return 0;
 usage:
