@@ -89,6 +89,9 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0) {
 		personality(ADDR_NO_RANDOMIZE);
+		/* stdout carries the trace: the program's output must not land
+		 * inside it, wherever the buffers happen to be flushed */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(argv[argi], argv + argi);
 		_exit(127);
