@@ -311,6 +311,47 @@ static bool use_mem(const cs_insn *in, const cs_x86_op *op, struct swb_uop *u)
 	return true;
 }
 
+/* A uop of kind with the memory operand o0 as destination and o1, a
+ * register of its width or an immediate, as source. */
+static bool to_memory(const cs_insn *in, const cs_x86_op *o0, const cs_x86_op *o1, uint8_t kind,
+		      struct swb_uop *u)
+{
+	unsigned s = NO_REG;
+	int b1 = 0;
+
+	if (o0->type != X86_OP_MEM ||
+	    !(o1->type == X86_OP_IMM || ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == 8 * o0->size)) ||
+	    !use_mem(in, o0, u))
+		return false;
+	u->kind = kind;
+	u->dst = MEM;
+	u->width = o0->size;
+	if (o1->type == X86_OP_IMM)
+		u->imm = o1->imm;
+	else
+		u->src = (uint8_t)s;
+	return true;
+}
+
+/* A uop of kind into a register of b0 bits from o1: an immediate, a
+ * register of the same width, or memory of that size. */
+static void from_operand(const cs_insn *in, const cs_x86_op *o1, int b0, uint8_t kind, struct swb_uop *u)
+{
+	unsigned s;
+	int b1 = 0;
+
+	if (o1->type == X86_OP_IMM) {
+		u->kind = kind;
+		u->imm = o1->imm;
+	} else if ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == b0) {
+		u->kind = kind;
+		u->src = (uint8_t)s;
+	} else if (o1->size == b0 / 8 && use_mem(in, o1, u)) {
+		u->kind = kind;
+		u->src = MEM;
+	}
+}
+
 void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 {
 	const cs_x86 *x = &in->detail->x86;
@@ -331,32 +372,8 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		u->mwrite = MW_NONE;
 		return;
 	case X86_INS_MOV:
-		if (!o1)
-			return;
-		if (o0->type == X86_OP_MEM &&
-		    (o1->type == X86_OP_IMM || ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == 8 * o0->size)) &&
-		    use_mem(in, o0, u)) {
-			u->kind = U_MOV;   /* a store */
-			u->dst = MEM;
-			u->width = o0->size;
-			if (o1->type == X86_OP_IMM)
-				u->imm = o1->imm;
-			else
-				u->src = (uint8_t)s;
-			return;
-		}
-		if (d == NO_REG)
-			return;
-		if (o1->type == X86_OP_IMM) {
-			u->kind = U_MOV;
-			u->imm = o1->imm;
-		} else if ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == b0) {
-			u->kind = U_MOV;
-			u->src = (uint8_t)s;
-		} else if (o1->size == b0 / 8 && use_mem(in, o1, u)) {
-			u->kind = U_MOV;
-			u->src = MEM;
-		}
+		if (o1 && !to_memory(in, o0, o1, U_MOV, u) && d != NO_REG)
+			from_operand(in, o1, b0, U_MOV, u);
 		return;
 	case X86_INS_MOVZX:
 	case X86_INS_MOVSX:
@@ -481,33 +498,8 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	}
 	/* ALU: a register or memory destination, a register, immediate or
 	 * memory source of the same width. */
-	if (!o1)
-		return;
-	if (o0->type == X86_OP_MEM) {
-		if ((o1->type == X86_OP_IMM || ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == 8 * o0->size)) &&
-		    use_mem(in, o0, u)) {
-			u->kind = U_ALU;
-			u->dst = MEM;
-			u->width = o0->size;
-			if (o1->type == X86_OP_IMM)
-				u->imm = o1->imm;
-			else
-				u->src = (uint8_t)s;
-		}
-		return;
-	}
-	if (d == NO_REG)
-		return;
-	if (o1->type == X86_OP_IMM) {
-		u->kind = U_ALU;
-		u->imm = o1->imm;
-	} else if ((s = reg_operand(o1, &b1, true)) != NO_REG && b1 == b0) {
-		u->kind = U_ALU;
-		u->src = (uint8_t)s;
-	} else if (o1->size == b0 / 8 && use_mem(in, o1, u)) {
-		u->kind = U_ALU;
-		u->src = MEM;
-	}
+	if (o1 && !to_memory(in, o0, o1, U_ALU, u) && d != NO_REG)
+		from_operand(in, o1, b0, U_ALU, u);
 }
 
 static uint64_t mask_of(int width)

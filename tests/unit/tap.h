@@ -36,4 +36,23 @@ static int tap_failed;
 
 static inline int test_done(void) { return tap_failed ? 1 : 0; }
 
+/* The line number of the first line of a source file holding marker; 0 if none. */
+static inline unsigned marker_line(const char *path, const char *marker)
+{
+	FILE *fp = fopen(path, "r");
+	char buf[256];
+	unsigned n = 0;
+
+	while (fp && fgets(buf, sizeof(buf), fp)) {
+		n++;
+		if (strstr(buf, marker)) {
+			fclose(fp);
+			return n;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return 0;
+}
+
 #endif

@@ -271,24 +271,6 @@ static int gcov_line_counts(const char *buf, size_t len, const char *fname, uint
 	return r.bad || !name ? -1 : n;
 }
 
-static unsigned marker_line(const char *path, const char *marker)
-{
-	FILE *fp = fopen(path, "r");
-	char buf[256];
-	unsigned n = 0;
-
-	while (fp && fgets(buf, sizeof(buf), fp)) {
-		n++;
-		if (strstr(buf, marker)) {
-			fclose(fp);
-			return n;
-		}
-	}
-	if (fp)
-		fclose(fp);
-	return 0;
-}
-
 /* gcc 12 masks the discriminator off pos-count offsets and keeps the last
  * count of a line: the line's largest count must come last. */
 static void test_gcc_line_max(void)

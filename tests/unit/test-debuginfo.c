@@ -18,23 +18,6 @@ struct ref_frame {
 
 static char tmpdir[] = "/tmp/ocrec-di.XXXXXX";
 
-static unsigned marker_line(const char *marker)
-{
-	FILE *fp = fopen(SRC, "r");
-	char buf[256];
-	unsigned n = 0;
-	while (fp && fgets(buf, sizeof(buf), fp)) {
-		n++;
-		if (strstr(buf, marker)) {
-			fclose(fp);
-			return n;
-		}
-	}
-	if (fp)
-		fclose(fp);
-	return 0;
-}
-
 static int run(const char *cmd)
 {
 	int rc = system(cmd);
@@ -149,7 +132,7 @@ static void check_binary(const char *label, const char *compile)
 	struct debuginfo *di;
 	struct di_location loc;
 	uint64_t start, size, a;
-	unsigned call_line = marker_line("@work_call"), scale_decl = marker_line("scale(long v)");
+	unsigned call_line = marker_line(SRC, "@work_call"), scale_decl = marker_line(SRC, "scale(long v)");
 	int inlined = 0, found_chain = 0;
 
 	cmd = xasprintf("%s -O2 -g -o %s " SRC " 2>/dev/null", compile, bin);
