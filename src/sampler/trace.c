@@ -116,30 +116,6 @@ static int jcc_taken(const struct swb_ctl *c, const struct user_regs_struct *r)
 	}
 }
 
-/* A 64-bit general register by capstone id; false for anything else. */
-static bool reg_value(unsigned reg, const struct user_regs_struct *r, uint64_t *v)
-{
-	switch (reg) {
-	case X86_REG_RAX: *v = r->rax; return true;
-	case X86_REG_RBX: *v = r->rbx; return true;
-	case X86_REG_RCX: *v = r->rcx; return true;
-	case X86_REG_RDX: *v = r->rdx; return true;
-	case X86_REG_RSI: *v = r->rsi; return true;
-	case X86_REG_RDI: *v = r->rdi; return true;
-	case X86_REG_RBP: *v = r->rbp; return true;
-	case X86_REG_RSP: *v = r->rsp; return true;
-	case X86_REG_R8: *v = r->r8; return true;
-	case X86_REG_R9: *v = r->r9; return true;
-	case X86_REG_R10: *v = r->r10; return true;
-	case X86_REG_R11: *v = r->r11; return true;
-	case X86_REG_R12: *v = r->r12; return true;
-	case X86_REG_R13: *v = r->r13; return true;
-	case X86_REG_R14: *v = r->r14; return true;
-	case X86_REG_R15: *v = r->r15; return true;
-	default: return false;
-	}
-}
-
 static bool read_u64(pid_t tid, uint64_t addr, uint64_t *v)
 {
 	struct iovec local = { v, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
@@ -147,11 +123,13 @@ static bool read_u64(pid_t tid, uint64_t addr, uint64_t *v)
 	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == 8;
 }
 
-/* Where the control instruction at the thread's ip goes, from its registers:
- * 1 taken (to *to), 0 falls through, -1 unknown (single-step it). */
+/* Where the control instruction at the thread's ip goes, from its registers
+ * (and the memory it reads, as it is now): 1 taken (to *to), 0 falls
+ * through, -1 unknown (single-step it). */
 static int resolve(pid_t tid, const struct swb_ctl *c, const struct user_regs_struct *r, uint64_t *to)
 {
-	uint64_t a = 0, v;
+	struct swb_emu e;
+	uint64_t a;
 
 	switch (c->kind) {
 	case SWB_JCC: {
@@ -165,29 +143,12 @@ static int resolve(pid_t tid, const struct swb_ctl *c, const struct user_regs_st
 		*to = c->target;
 		return 1;
 	case SWB_RET:
-		return read_u64(tid, r->rsp, to) ? 1 : -1;
 	case SWB_JMP_IND:
 	case SWB_CALL_IND:
-		if (!c->op_mem)
-			return reg_value(c->reg, r, to) ? 1 : -1;
-		if (c->base) {
-			if (!reg_value(c->base, r, &v))
-				return -1;
-			a += v;
-		}
-		if (c->index) {
-			if (!reg_value(c->index, r, &v))
-				return -1;
-			a += v * (uint64_t)c->scale;
-		}
-		a += (uint64_t)c->disp;
-		if (c->seg == X86_REG_FS)
-			a += r->fs_base;
-		else if (c->seg == X86_REG_GS)
-			a += r->gs_base;
-		else if (c->seg)
-			return -1;
-		return read_u64(tid, a, to) ? 1 : -1;
+		swb_emu_from_regs(&e, r, NULL);
+		if (c->kind != SWB_RET && !c->op_mem)
+			return swb_emu_reg(&e, c->reg, to) ? 1 : -1;
+		return swb_emu_ctl_addr(&e, c, &a) && read_u64(tid, a, to) ? 1 : -1;
 	default:
 		return -1;
 	}
