@@ -258,14 +258,8 @@ static void account(struct swb_space *sp, const cs_insn *in, struct stack_effect
 		      op->mem.index == X86_REG_INVALID))
 			e->clean = false;
 	}
-	switch (in->id) {
-	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
-	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
-		e->clean = false;   /* implicit stores through rdi */
-		break;
-	default:
-		break;
-	}
+	if (swb_insn_stores_implicitly(in))
+		e->clean = false;
 	if (cs_regs_access(sp->cs, in, rd, &nr, wr, &nw) != CS_ERR_OK) {
 		e->known = false;
 		return;

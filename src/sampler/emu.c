@@ -226,8 +226,7 @@ static bool mem_operand(const cs_insn *in, const cs_x86_op *op, struct swb_uop *
 	return true;
 }
 
-/* Instructions that store to memory their operands do not name. */
-static bool implicit_store(const cs_insn *in)
+bool swb_insn_stores_implicitly(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;
 
@@ -286,7 +285,7 @@ static void kill(csh cs, const cs_insn *in, struct swb_uop *u)
 	memset(u, 0, sizeof(*u));
 	u->kind = U_KILL;
 	u->kill = written(cs, in);
-	u->mwrite = implicit_store(in) ? MW_ANY : MW_NONE;
+	u->mwrite = swb_insn_stores_implicitly(in) ? MW_ANY : MW_NONE;
 	for (i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
 

@@ -63,6 +63,9 @@ struct swb_emu {
 void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u);
 /* Whether the instruction may store to its operand i (a memory operand). */
 bool swb_insn_stores_to(const cs_insn *in, int i);
+/* Whether it stores to memory its operands do not name (string stores,
+ * pushf, maskmovdqu...). */
+bool swb_insn_stores_implicitly(const cs_insn *in);
 /* The thread's registers; memory is read from mem (NULL: never). */
 void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r, struct swb_mem *mem);
 void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u);
