@@ -45,7 +45,7 @@ struct swb_mem {
 	pid_t tid;
 	bool single_thread;     /* this window */
 	bool maps_read;
-	uint64_t statm[3];      /* size, text, data when the maps were read */
+	uint64_t statm[3];      /* size, text, data before the maps were read (0s: unknown) */
 	struct area *areas;     /* private and readable, sorted */
 	size_t nr_areas, cap_areas;
 	bool rseq_known;
@@ -100,13 +100,19 @@ void swb_mem_begin(struct swb_mem *m, pid_t tid)
 	char path[64];
 	struct stat st;
 	uint64_t statm[3];
+	bool known;
 
 	/* procfs counts a process's threads in its task directory's links */
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
 	m->single_thread = stat(path, &st) == 0 && st.st_nlink == 3;
-	if (tid != m->tid || !read_statm(tid, statm) || memcmp(statm, m->statm, sizeof(statm))) {
+	known = read_statm(tid, statm);
+	if (!known)
+		memset(statm, 0, sizeof(statm));
+	if (!known || tid != m->tid || memcmp(statm, m->statm, sizeof(statm))) {
+		/* the maps read next (when needed) have these sizes */
 		swb_mem_invalidate(m);
 		m->tid = tid;
+		memcpy(m->statm, statm, sizeof(statm));
 		return;
 	}
 	swb_mem_ran(m);
@@ -159,8 +165,6 @@ static void read_maps(struct swb_mem *m)
 		m->rseq_start = rc.rseq_abi_pointer;
 		m->rseq_end = rc.rseq_abi_pointer + (rc.rseq_abi_size ? rc.rseq_abi_size : 32);
 	}
-	if (!read_statm(m->tid, m->statm))
-		return;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)m->tid);
 	if (!(f = fopen(path, "re")))
 		return;
