@@ -12,8 +12,6 @@
  * data pages (the kernel updates them all the time), and the thread's rseq
  * area (the kernel writes it when the thread is preempted or migrates). */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +19,6 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include "sampler/mem.h"
 #include "util/util.h"
