@@ -9,7 +9,8 @@
 #      speedup with its spread (mean and 95% interval of the per-pair ratios),
 #      in CPU time (user + sys of the workload) and in wall time
 # Not part of CI. usage: sh bench/autofdo-gawk.sh [BUILD-DIR] [PAIRS] [WORKDIR]
-# (PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile; default 4 at 4000)
+# (PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile; default 4 at 4000;
+# GAWK_LOCALE sets the locale of the profiled and timed runs, default C.UTF-8)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -26,8 +27,10 @@ mkdir -p "$WORK"
 cd "$WORK"
 # In a UTF-8 locale gawk's substr/toupper/split and field splitting take
 # multibyte paths: half of the run is then libc's mbrtowc and gconv, which no
-# profile of gawk speeds up. Pin the locale so that runs compare.
-export LC_ALL=C.UTF-8
+# profile of gawk speeds up. Pin the locale so that runs compare;
+# GAWK_LOCALE=C measures the byte paths (a fourth of the run in libc). The
+# profiles and the timed runs use the same locale.
+export LC_ALL="${GAWK_LOCALE:-C.UTF-8}"
 
 # 1. source
 if [ ! -d src ]; then
@@ -102,7 +105,7 @@ for b in base-gcc fdo-gcc base-clang fdo-clang; do
 	"$b/gawk" -f work.awk input.txt >"$b.out"
 	cmp -s base-gcc.out "$b.out" || { echo "autofdo-gawk.sh: $b/gawk prints a different result" >&2; exit 1; }
 done
-echo "result: $(cat base-gcc.out)"
+echo "result: $(cat base-gcc.out) (LC_ALL=$LC_ALL)"
 
 # 5. interleaved pairs; the order inside a pair alternates. CPU time (user +
 # sys from wait4) is printed beside wall time: it leaves out the time the

@@ -583,7 +583,18 @@ int afdo_write_gcc(const struct afdo_profile *p, FILE *fp)
 	put_u32(fp, 0);
 	put_u32(fp, (uint32_t)p->nr_top);
 	for (i = 0; i < p->nr_top; i++) {
-		put_counter(fp, p->top[i]->head);
+		/* A function entered too rarely for a sample to catch its entry
+		 * (gawk's r_interpret: one call runs the whole program) has head
+		 * count 0. gcc 12 makes the head count the function's count and
+		 * scales the annotated body to it once its propagation gives the
+		 * entry block a count (a sample of a block that runs once per
+		 * call does): every count of the function becomes 0 and it is
+		 * compiled as never executed. A function with samples was entered
+		 * at least once. */
+		uint64_t head = p->top[i]->head;
+		if (!head && p->top[i]->total)
+			head = 1;
+		put_counter(fp, head);
 		write_gcc_instance(p->top[i], fp);
 	}
 	/* GCC 12 requires an empty module grouping */
