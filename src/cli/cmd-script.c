@@ -5,9 +5,11 @@
 #include "cli/cli.h"
 #include "perfdata/perfdata.h"
 #include "script/script.h"
+#include "symbols/symbols.h"
 
 static const char usage[] =
-	"usage: ocrec script [-i FILE] [-F FIELDS] [--header | --header-only]\n"
+	"usage: ocrec script [-i FILE] [-F FIELDS] [--symfs DIR] [--kallsyms FILE]\n"
+	"                    [--header | --header-only]\n"
 	"\n"
 	"Print the samples of a perf.data file (ocrec's or perf's, file or pipe mode) one per\n"
 	"line, byte for byte as perf 6.1's 'perf script -F FIELDS' prints them, so tools that read\n"
@@ -15,13 +17,20 @@ static const char usage[] =
 	"\n"
 	"  -i, --input FILE   the perf.data file (default perf.data; - reads a pipe-mode stream\n"
 	"                     from standard input)\n"
-	"  -F, --fields LIST  comma-separated: comm,tid,pid,time,cpu,period,event,ip,addr,brstack\n"
-	"                     (default: comm,tid,cpu,time,period,event,ip, and brstack when the\n"
-	"                     samples carry branch stacks)\n"
+	"  -F, --fields LIST  comma-separated: comm,tid,pid,time,cpu,period,event,ip,sym,\n"
+	"                     symoff,dso,addr,brstack,brstacksym. Default, perf's:\n"
+	"                     comm,tid,cpu,time,period,event,ip,sym,symoff,dso (less what\n"
+	"                     the samples lack). sym, symoff (needs sym) and dso print after\n"
+	"                     the ip, or after each call-chain frame; brstacksym prints each\n"
+	"                     branch as FROM_SYM+0xOFF/TO_SYM+0xOFF/flags\n"
+	"      --symfs DIR    look for binaries under DIR, like perf\n"
+	"      --kallsyms FILE\n"
+	"                     kernel symbols (default: /proc/kallsyms when the recorded kernel\n"
+	"                     is the running one or has no build-id, and no --symfs)\n"
 	"      --header       print the header before the samples\n"
 	"      --header-only  print only the header, like 'perf report --header-only'\n";
 
-enum { OPT_HEADER = OPT_FIRST_LOCAL, OPT_HEADER_ONLY };
+enum { OPT_HEADER = OPT_FIRST_LOCAL, OPT_HEADER_ONLY, OPT_SYMFS, OPT_KALLSYMS };
 
 int cmd_script(int argc, char **argv)
 {
@@ -30,11 +39,14 @@ int cmd_script(int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "perf.data", *field_spec = NULL;
 	bool header = false, header_only = false;
+	struct sym_options sym = { 0 };
 	struct pd_reader *r;
 	unsigned fields = 0;
 	int c, ret;
@@ -47,6 +59,8 @@ int cmd_script(int argc, char **argv)
 		case 'F': field_spec = optarg; break;
 		case OPT_HEADER: header = true; break;
 		case OPT_HEADER_ONLY: header_only = true; break;
+		case OPT_SYMFS: sym.symfs = optarg; break;
+		case OPT_KALLSYMS: sym.kallsyms = optarg; break;
 		case 'h': return cli_help(usage);
 		default: return cli_bad_usage("script");
 		}
@@ -64,13 +78,13 @@ int cmd_script(int argc, char **argv)
 		pd_close(r);
 		return 0;
 	}
-	if (!field_spec) {
+	if (!field_spec)
 		fields = script_default_fields(pd_get_info(r));
-	} else if (script_check_fields(pd_get_info(r), fields) < 0) {
+	if (script_check_fields(pd_get_info(r), fields) < 0) {
 		pd_close(r);
 		return cli_fail();
 	}
-	ret = script_print_samples(r, fields, stdout);
+	ret = script_print_samples(r, fields, &sym, stdout);
 	pd_close(r);
 	if (fflush(stdout) != 0 || ret < 0)
 		return ret < 0 ? cli_fail() : cli_error("script: write error on standard output");

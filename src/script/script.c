@@ -5,8 +5,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "dlib/dlib.h"
 #include "script/script.h"
+#include "symbols/symbols.h"
 #include "util/util.h"
 
 static const struct {
@@ -15,7 +18,8 @@ static const struct {
 } field_names[] = {
 	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "time", SF_TIME },
 	{ "cpu", SF_CPU }, { "period", SF_PERIOD }, { "event", SF_EVENT }, { "ip", SF_IP },
-	{ "addr", SF_ADDR }, { "brstack", SF_BRSTACK },
+	{ "addr", SF_ADDR }, { "sym", SF_SYM }, { "symoff", SF_SYMOFF }, { "dso", SF_DSO },
+	{ "brstack", SF_BRSTACK }, { "brstacksym", SF_BRSTACKSYM },
 };
 
 int script_parse_fields(const char *spec, unsigned *fields)
@@ -59,7 +63,9 @@ static const struct {
 	{ SF_TID, PERF_SAMPLE_TID, "TID", "tid", false }, { SF_PID, PERF_SAMPLE_TID, "TID", "pid", false },
 	{ SF_TIME, PERF_SAMPLE_TIME, "TIME", "time", false }, { SF_CPU, PERF_SAMPLE_CPU, "CPU", "cpu", false },
 	{ SF_BRSTACK, PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", "brstack", true },
+	{ SF_BRSTACKSYM, PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", "brstacksym", true },
 };
+#define NEEDS_BEFORE_SYM 2   /* perf checks sym, symoff and dso after ip and addr */
 
 /* perf script's output type of an event: hardware, software, tracepoint,
  * cache, raw, breakpoint, synthesized; any other PMU is "other" (7). */
@@ -70,33 +76,64 @@ static unsigned output_type(const struct perf_event_attr *a)
 	return a->type == 0x80000000u ? 6 : 7;   /* PERF_TYPE_SYNTH */
 }
 
+static int check_need(const struct pd_attr *a, unsigned fields, size_t j)
+{
+	char *ev;
+
+	if (!(fields & field_needs[j].field) || field_needs[j].may_lack ||
+	    (a->attr.sample_type & field_needs[j].bit))
+		return 0;
+	ev = pd_attr_name(a);
+	oc_err("Samples for '%s' event do not have %s attribute set. Cannot print '%s' field.",
+	       ev, field_needs[j].bit_name, field_needs[j].name);
+	free(ev);
+	return -1;
+}
+
+/* perf's evsel__check_attr() for one event, its messages (first lines) word for word */
+static int check_attr(const struct pd_attr *a, unsigned fields)
+{
+	bool has_addr = a->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR);
+	size_t j;
+
+	for (j = 0; j < NEEDS_BEFORE_SYM; j++)
+		if (check_need(a, fields, j) < 0)
+			return -1;
+	if ((fields & SF_SYM) && !has_addr)
+		return oc_err("Display of symbols requested but neither sample IP nor sample address");
+	if ((fields & SF_SYMOFF) && !(fields & SF_SYM))
+		return oc_err("Display of offsets requested but symbol is notselected.");
+	if ((fields & SF_DSO) && !has_addr)
+		return oc_err("Display of DSO requested but no address to convert.");
+	for (; j < ARRAY_SIZE(field_needs); j++)
+		if (check_need(a, fields, j) < 0)
+			return -1;
+	return 0;
+}
+
 int script_check_fields(const struct pd_info *info, unsigned fields)
 {
 	unsigned type;
-	size_t i, j;
+	size_t i;
 
+	/* a pipe's events come later: what needs none of them is checked now */
+	if (!info->nr_attrs && (fields & SF_SYMOFF) && !(fields & SF_SYM))
+		return oc_err("Display of offsets requested but symbol is notselected.");
 	/* perf checks the first event of each output type, in type order */
 	for (type = 0; type < 8; type++) {
 		for (i = 0; i < info->nr_attrs && output_type(&info->attrs[i].attr) != type; i++)
 			;
-		if (i == info->nr_attrs)
-			continue;
-		for (j = 0; j < ARRAY_SIZE(field_needs); j++)
-			if ((fields & field_needs[j].field) && !field_needs[j].may_lack &&
-			    !(info->attrs[i].attr.sample_type & field_needs[j].bit)) {
-				char *ev = pd_attr_name(&info->attrs[i]);
-				oc_err("Samples for '%s' event do not have %s attribute set. Cannot print '%s' field.",
-				       ev, field_needs[j].bit_name, field_needs[j].name);
-				free(ev);
-				return -1;
-			}
+		if (i < info->nr_attrs && check_attr(&info->attrs[i], fields) < 0)
+			return -1;
 	}
 	return 0;
 }
 
 unsigned script_default_fields(const struct pd_info *info)
 {
-	unsigned f = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP | SF_BRSTACK;
+	/* perf 6.1's default for hardware, software, cache, raw and other events */
+	unsigned f = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP | SF_SYM |
+		     SF_SYMOFF | SF_DSO | SF_DEFAULT;
 	size_t i, j;
 
 	/* what some event lacks is left out, as perf does for its defaults */
@@ -162,88 +199,6 @@ static void comm_free(struct comm_map *m)
 	free(m->slots);
 }
 
-/* --- process maps: perf prints a user call-chain frame as an offset in its
- * object (map->map_ip()), so frames need the maps of the process --------- */
-
-struct map_range {
-	uint64_t start, end, pgoff;
-	bool identity;      /* anonymous memory, heap, stack: perf maps those 1:1 */
-};
-
-struct proc_maps {
-	uint32_t pid;
-	struct map_range *v;
-	size_t nr, cap;
-};
-
-struct maps_table {
-	struct proc_maps *procs;
-	size_t nr, cap;
-};
-
-static struct proc_maps *maps_of(struct maps_table *t, uint32_t pid, bool create)
-{
-	size_t i;
-
-	for (i = t->nr; i-- > 0;)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	if (!create)
-		return NULL;
-	GROW(t->procs, t->cap, t->nr + 1);
-	memset(&t->procs[t->nr], 0, sizeof(t->procs[t->nr]));
-	t->procs[t->nr].pid = pid;
-	return &t->procs[t->nr++];
-}
-
-static void maps_add(struct maps_table *t, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		     const char *name)
-{
-	struct proc_maps *pm = maps_of(t, pid, true);
-	bool identity = !strncmp(name, "//anon", 6) || !strncmp(name, "/dev/zero", 9) ||
-			!strncmp(name, "/anon_hugepage", 14) || !strncmp(name, "[stack", 6) ||
-			!strcmp(name, "[heap]") || !strcmp(name, "[vsyscall]");
-
-	GROW(pm->v, pm->cap, pm->nr + 1);
-	pm->v[pm->nr++] = (struct map_range){ start, start + len, pgoff, identity };
-}
-
-static void maps_fork(struct maps_table *t, uint32_t pid, uint32_t ppid)
-{
-	struct proc_maps *parent = maps_of(t, ppid, false), *child;
-
-	if (!parent || pid == ppid)
-		return;
-	child = maps_of(t, pid, true);
-	parent = maps_of(t, ppid, false);   /* the array may have moved */
-	child->nr = 0;
-	GROW(child->v, child->cap, parent->nr);
-	memcpy(child->v, parent->v, parent->nr * sizeof(*parent->v));
-	child->nr = parent->nr;
-}
-
-static uint64_t maps_map_ip(struct maps_table *t, uint32_t pid, uint64_t ip)
-{
-	struct proc_maps *pm = maps_of(t, pid, false);
-	size_t i;
-
-	if (!pm)
-		return ip;
-	for (i = pm->nr; i-- > 0;)   /* the newest mapping of an address wins */
-		if (ip >= pm->v[i].start && ip < pm->v[i].end)
-			return pm->v[i].identity ? ip : ip - pm->v[i].start + pm->v[i].pgoff;
-	return ip;
-}
-
-static void maps_free(struct maps_table *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr; i++)
-		free(t->procs[i].v);
-	free(t->procs);
-}
-
 /* --- samples ---------------------------------------------------------------- */
 
 /* Branch entries repeat (hot loops): their text is cached by (from, to, the
@@ -262,7 +217,13 @@ struct printer {
 	unsigned fields;
 	FILE *out;
 	struct comm_map comms;
-	struct maps_table maps;
+	struct symtab *st;     /* process maps and DSOs: symbols, user frames' offsets */
+	size_t nr_build_ids;   /* the file's build-ids already given to st */
+	uint64_t kstart, kend; /* the kernel's map as recorded (old perf: from 0x15600000 up) */
+	char modname[64];      /* dso_name()'s "[usbnet]" */
+	struct { const char *mangled; char *name; } *names_cxx;   /* sym_name()'s, open */
+	size_t nr_cxx, cap_cxx;                                   /* addressing */
+	bool pipe_checked;     /* pipe mode's fields settled (see before_sample()) */
 	char **names;          /* per attr, made when first needed (pipe mode) */
 	size_t nr_names;
 	int name_width;
@@ -345,17 +306,12 @@ static char *put_dec(char *q, unsigned v)
 	return q;
 }
 
-/* " 0xFROM/0xTO/M/X/A/CYCLES/TYPE", as perf 6.1 prints a branch entry;
- * at most 61 bytes, written with put_hex's overrun into the 72 of text[]. */
-static char *format_branch(char *q, const struct pd_branch *b)
+/* "/M/X/A/CYCLES/TYPE ", the flags perf 6.1 prints after an entry's addresses */
+static char *format_branch_flags(char *q, const struct pd_branch *b)
 {
 	unsigned type = pd_br_type(b);
 	const char *tn = type ? pd_br_type_name(type) : "";
 
-	*q++ = ' ', *q++ = '0', *q++ = 'x';
-	q = put_hex(q, b->from);
-	*q++ = '/', *q++ = '0', *q++ = 'x';
-	q = put_hex(q, b->to);
 	*q++ = '/';
 	*q++ = pd_br_mispred(b) ? 'M' : pd_br_predicted(b) ? 'P' : '-';
 	*q++ = '/';
@@ -369,6 +325,17 @@ static char *format_branch(char *q, const struct pd_branch *b)
 		*q++ = *tn++;
 	*q++ = ' ';
 	return q;
+}
+
+/* " 0xFROM/0xTO/M/X/A/CYCLES/TYPE ", as perf 6.1 prints a branch entry;
+ * at most 61 bytes, written with put_hex's overrun into the 72 of text[]. */
+static char *format_branch(char *q, const struct pd_branch *b)
+{
+	*q++ = ' ', *q++ = '0', *q++ = 'x';
+	q = put_hex(q, b->from);
+	*q++ = '/', *q++ = '0', *q++ = 'x';
+	q = put_hex(q, b->to);
+	return format_branch_flags(q, b);
 }
 
 /* Lines are built in the printer's own buffer and handed to stdio a megabyte
@@ -422,9 +389,184 @@ static void ob_putc(struct printer *p, char c)
 	p->ob_len++;
 }
 
+/* --- symbols ------------------------------------------------------------------ */
+
+/* addr in the maps of one cpumode, as perf's thread__find_map() looks: a
+ * user address in the kernel's map as recorded (which old perf started low),
+ * a kernel address never in user maps; other modes (hypervisor, guests) find
+ * nothing. */
+static bool resolve_in(struct printer *p, uint32_t pid, unsigned mode, uint64_t addr,
+		       struct addr_loc *loc)
+{
+	memset(loc, 0, sizeof(*loc));
+	loc->file_addr = loc->map_addr = addr;
+	if (mode == PERF_RECORD_MISC_KERNEL && !(addr >> 63) && addr >= p->kstart && addr < p->kend) {
+		loc->dso = symtab_kernel_dso(p->st);
+		loc->kernel = true;
+	} else if (mode == PERF_RECORD_MISC_KERNEL ? addr >> 63 : mode == PERF_RECORD_MISC_USER && !(addr >> 63)) {
+		symtab_resolve(p->st, pid, addr, loc);
+	}
+	return loc->dso;
+}
+
+/* Where addr is for a sample: in its cpumode's maps; with fallback (branch
+ * entries, perf's thread__find_map_fb()) then in the address's own mode's. */
+static void resolve(struct printer *p, const struct pd_sample *s, uint64_t addr, bool fallback,
+		    struct addr_loc *loc)
+{
+	unsigned mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	unsigned own = addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+
+	if (!resolve_in(p, s->pid, mode, addr, loc) && fallback && own != mode)
+		resolve_in(p, s->pid, own, addr, loc);
+}
+
+/* The DSO name perf prints: a kernel module as "[usbnet]" for
+ * /lib/modules/.../usbnet.ko (kmod_path__parse_name()), but by its path when
+ * the file's build-id table names it (perf made its DSO from that table
+ * first). */
+static const char *dso_name(struct printer *p, const struct addr_loc *loc)
+{
+	const struct pd_info *info = pd_get_info(p->r);
+	const char *name = sym_dso_name(loc), *base = strrchr(name, '/'), *ko;
+	size_t i, n;
+
+	if (!loc->kernel || loc->dso == symtab_kernel_dso(p->st) || !base ||
+	    !(ko = strstr(base, ".ko")) || (ko[3] && ko[3] != '.'))
+		return name;
+	for (i = 0; i < info->nr_build_ids; i++)
+		if (!strcmp(info->build_ids[i].filename, name))
+			return name;
+	n = (size_t)(ko - base - 1);
+	if (n > sizeof(p->modname) - 3)
+		n = sizeof(p->modname) - 3;
+	p->modname[0] = '[';
+	for (i = 0; i < n; i++)
+		p->modname[i + 1] = base[i + 1] == '-' ? '_' : base[i + 1];
+	p->modname[n + 1] = ']';
+	p->modname[n + 2] = 0;
+	return p->modname;
+}
+
+/* --- C++ names: perf 6.1 prints them demangled without parameters, by
+ * libiberty's cplus_demangle(name, DMGL_NO_OPTS) linked into it; ocrec takes
+ * the same function from binutils' libbfd when it is installed. */
+
+typedef char *(*demangle_fn)(const char *mangled, int options);
+
+static demangle_fn demangler(void)
+{
+	static const char *const libs[] = { "libbfd-2.40-system.so", "libbfd-2.41-system.so",
+					    "libbfd-2.42-system.so", "libbfd-2.43-system.so", "libbfd.so", NULL };
+	static demangle_fn fn;
+	static bool tried;
+
+	if (!tried) {
+		void *h = dlib_open(libs, "libbinutils (C++ names stay mangled)");
+		tried = true;
+		fn = h ? (demangle_fn)dlib_sym(h, "cplus_demangle") : NULL;
+	}
+	return fn;
+}
+
+static size_t cxx_slot(const struct printer *p, const char *mangled)
+{
+	size_t i = hash_u64((uint64_t)(uintptr_t)mangled) & (p->cap_cxx - 1);
+
+	while (p->names_cxx[i].mangled && p->names_cxx[i].mangled != mangled)
+		i = (i + 1) & (p->cap_cxx - 1);
+	return i;
+}
+
+/* A symbol's name as perf prints it: C++ demangled ("ns::work", a PLT stub's
+ * "std::ostream::put@plt"), once per symbol. */
+static const char *sym_name(struct printer *p, const struct addr_loc *loc)
+{
+	const char *mangled = loc->sym->name, *at;
+	char *base, *d;
+	size_t i;
+
+	if (loc->kernel || strncmp(mangled, "_Z", 2) || !demangler())
+		return mangled;
+	if ((p->nr_cxx + 1) * 2 > p->cap_cxx) {
+		size_t old = p->cap_cxx;
+		__typeof__(p->names_cxx) v = p->names_cxx;
+		p->cap_cxx = old ? old * 2 : 256;
+		p->names_cxx = xcalloc(p->cap_cxx, sizeof(*p->names_cxx));
+		for (i = 0; i < old; i++)
+			if (v[i].mangled)
+				p->names_cxx[cxx_slot(p, v[i].mangled)] = v[i];
+		free(v);
+	}
+	i = cxx_slot(p, mangled);
+	if (!p->names_cxx[i].mangled) {
+		/* perf demangles a PLT stub's target and adds "@plt" after */
+		at = strchr(mangled, '@');
+		base = at ? xstrndup(mangled, (size_t)(at - mangled)) : xstrdup(mangled);
+		d = demangler()(base, 0);
+		p->names_cxx[i].mangled = mangled;
+		p->names_cxx[i].name = d ? xasprintf("%s%s", d, at ? at : "") : xstrdup(mangled);
+		free(d);
+		free(base);
+		p->nr_cxx++;
+	}
+	return p->names_cxx[i].name;
+}
+
+/* " sym[+0xoff]" and " (dso)" after an ip, as sample__fprintf_sym() prints them */
+static void put_sym_dso(struct printer *p, const struct addr_loc *loc)
+{
+	if (p->fields & SF_SYM) {
+		if (!loc->sym)
+			ob_printf(p, " [unknown]");
+		else if (p->fields & SF_SYMOFF)
+			ob_printf(p, " %s+0x%" PRIx64, sym_name(p, loc), loc->sym_off);
+		else
+			ob_printf(p, " %s", sym_name(p, loc));
+	}
+	if (p->fields & SF_DSO)
+		ob_printf(p, " (%s)", dso_name(p, loc));
+}
+
+/* One brstacksym entry: "from+0xoff[(dso)]/to+0xoff[(dso)]/P/-/-/0/ " (the
+ * offset always, perf's symbol__fprintf_symname_offs()). */
+static void put_branch_sym(struct printer *p, const struct pd_sample *s, const struct pd_branch *b)
+{
+	struct addr_loc loc;
+	char *q;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		resolve(p, s, k ? b->to : b->from, true, &loc);
+		if (loc.sym)
+			ob_printf(p, "%s%s+0x%" PRIx64, k ? "/" : "", sym_name(p, &loc), loc.sym_off);
+		else
+			ob_printf(p, "%s[unknown]", k ? "/" : "");
+		if (p->fields & SF_DSO)
+			ob_printf(p, "(%s)", dso_name(p, &loc));
+	}
+	q = ob_reserve(p, 40);
+	p->ob_len += (size_t)(format_branch_flags(q, b) - q);
+}
+
+/* One brstack entry with dso: " 0xfrom(dso)/0xto(dso)/P/-/-/0/ " */
+static void put_branch_dso(struct printer *p, const struct pd_sample *s, const struct pd_branch *b)
+{
+	struct addr_loc from, to;
+	char *q;
+
+	resolve(p, s, b->from, true, &from);
+	resolve(p, s, b->to, true, &to);
+	ob_printf(p, " 0x%" PRIx64 "(%s)", b->from, dso_name(p, &from));
+	ob_printf(p, "/0x%" PRIx64 "(%s)", b->to, dso_name(p, &to));
+	q = ob_reserve(p, 40);
+	p->ob_len += (size_t)(format_branch_flags(q, b) - q);
+}
+
 static void print_sample(struct printer *p, const struct pd_sample *s)
 {
 	uint64_t i;
+	struct addr_loc loc;
 
 	if (p->fields & SF_COMM) {
 		const char *c = comm_get(&p->comms, s->tid);
@@ -458,20 +600,41 @@ static void print_sample(struct printer *p, const struct pd_sample *s)
 		const char *name = name_of(p, s->attr_index);
 		ob_printf(p, "%*s: ", p->name_width, name);
 	}
-	if (p->fields & SF_ADDR)
-		ob_printf(p, "%16" PRIx64 " ", s->addr);
+	if (p->fields & SF_ADDR) {
+		const struct perf_event_attr *a = &pd_attr_of(p->r, s->attr_index)->attr;
+		ob_printf(p, "%16" PRIx64, s->addr);
+		/* perf's sample_addr_correlates_sym(): a page fault's address is code
+		 * or data of the process, printed with its symbol (offset with symoff) */
+		if (a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+		    a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN || a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ)) {
+			resolve(p, s, s->addr, true, &loc);
+			if ((p->fields & SF_SYM) && loc.sym && (p->fields & SF_SYMOFF))
+				ob_printf(p, " %s+0x%" PRIx64, sym_name(p, &loc), loc.sym_off);
+			else if (p->fields & SF_SYM)
+				ob_printf(p, " %s", loc.sym ? sym_name(p, &loc) : "[unknown]");
+			if (p->fields & SF_DSO)
+				ob_printf(p, " (%s)", dso_name(p, &loc));
+		}
+	}
 	if ((p->fields & SF_IP) && (pd_attr_of(p->r, s->attr_index)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		/* perf prints the call chain instead of the ip, a frame per line;
-		 * PERF_CONTEXT_* markers are not frames */
-		bool user = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+		/* perf prints the call chain instead of the ip, a frame per line,
+		 * a user frame as its offset in its object (map->map_ip());
+		 * PERF_CONTEXT_* markers are not frames but set the mode */
+		struct pd_sample mode = *s;
+		mode.misc = PERF_RECORD_MISC_USER;
 		ob_putc(p, '\n');
 		for (i = 0; i < s->callchain_nr; i++) {
 			uint64_t ip = s->callchain[i];
 			if (ip >= (uint64_t)-4095) {
-				user = ip == (uint64_t)PERF_CONTEXT_USER;
+				mode.misc = ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
+					    : ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+					    : PERF_RECORD_MISC_HYPERVISOR;
 				continue;
 			}
-			ob_printf(p, "\t%16" PRIx64 "\n", user ? maps_map_ip(&p->maps, s->pid, ip) : ip);
+			resolve(p, &mode, ip, false, &loc);
+			ob_printf(p, "\t%16" PRIx64, loc.dso && !loc.kernel ? loc.map_addr : ip);
+			put_sym_dso(p, &loc);
+			ob_putc(p, '\n');
 		}
 	} else if (p->fields & SF_IP) {
 		/* " %16lx" */
@@ -480,8 +643,15 @@ static void print_sample(struct printer *p, const struct pd_sample *s)
 		memset(buf + 17 - pad - 1, ' ', (size_t)pad + 1);
 		memcpy(ob_reserve(p, 40), buf + 17 - pad - 1, (size_t)(pad + 1 + n));
 		p->ob_len += (size_t)(pad + 1 + n);
+		if (p->fields & (SF_SYM | SF_DSO)) {
+			resolve(p, s, s->ip, false, &loc);
+			put_sym_dso(p, &loc);
+		}
 	}
-	if ((p->fields & SF_BRSTACK) && s->branch_nr) {
+	if ((p->fields & SF_BRSTACK) && (p->fields & SF_DSO)) {
+		for (i = 0; i < s->branch_nr; i++)
+			put_branch_dso(p, s, &s->branches[i]);
+	} else if ((p->fields & SF_BRSTACK) && s->branch_nr) {
 		/* the bulk of the output: formatted by hand, written at once */
 		/* at most 61 bytes an entry, and a copy of 72 for the last */
 		char *start = ob_reserve(p, s->branch_nr * 64 + 72), *q = start;
@@ -503,6 +673,9 @@ static void print_sample(struct printer *p, const struct pd_sample *s)
 			q += c->len;
 		}
 		p->ob_len += (size_t)(q - start);
+	} else if (p->fields & SF_BRSTACKSYM) {   /* perf prints one of the two */
+		for (i = 0; i < s->branch_nr; i++)
+			put_branch_sym(p, s, &s->branches[i]);
 	}
 	ob_putc(p, '\n');
 }
@@ -517,38 +690,87 @@ struct queued {
 	size_t rec;            /* offset of the record in the printer's arena */
 };
 
+/* The file's build-ids (a pipe's arrive as records) and, in pipe mode, perf's
+ * fields: the defaults are settled when the attrs have come, and perf adds ip
+ * and sym when call chains or branch stacks are sampled (process_attr() in
+ * builtin-script.c), even with -F. */
+static void before_sample(struct printer *p)
+{
+	const struct pd_info *info = pd_get_info(p->r);
+	uint64_t type = 0;
+	size_t i;
+
+	for (; p->nr_build_ids < info->nr_build_ids; p->nr_build_ids++) {
+		const struct pd_build_id *b = &info->build_ids[p->nr_build_ids];
+		symtab_add_build_id(p->st, b->filename, b->id, b->size);
+	}
+	if (p->pipe_checked || !info->pipe_mode)
+		return;
+	p->pipe_checked = true;
+	if (p->fields & SF_DEFAULT)
+		p->fields = script_default_fields(info);
+	for (i = 0; i < info->nr_attrs; i++)
+		type |= info->attrs[i].attr.sample_type;
+	if ((type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) ||
+	    ((type & PERF_SAMPLE_REGS_USER) && (type & PERF_SAMPLE_STACK_USER)))
+		p->fields |= SF_IP | SF_SYM;
+}
+
 static void deliver(struct printer *p, uint32_t type, const unsigned char *rec, int attr)
 {
+	const struct perf_event_header *h = (const void *)rec;
 	uint32_t ids[4];
 	const char *parent;
 
 	switch (type) {
 	case PERF_RECORD_COMM:
 		memcpy(ids, rec + 8, 8);
+		/* perf keeps the maps across an exec (the new image's MMAPs cover
+		 * the old ones): a sample in execve() still finds the old libc */
 		comm_set(&p->comms, ids[1], (const char *)rec + 16);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
+		const char *name = (const char *)rec + (type == PERF_RECORD_MMAP ? 40 : 72);
+		char jit[32];
 		uint64_t v[3];
+		uint32_t prot = PROT_EXEC;
 		memcpy(ids, rec + 8, 8);
 		memcpy(v, rec + 16, 24);
-		if ((((const struct perf_event_header *)(const void *)rec)->misc &
-		     PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
-			maps_add(&p->maps, ids[0], v[0], v[1], v[2],
-				 (const char *)rec + (type == PERF_RECORD_MMAP ? 40 : 72));
+		if (type == PERF_RECORD_MMAP2)
+			memcpy(&prot, rec + 64, 4);
+		else if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+			prot = 0;
+		/* perf's map__new(): executable anonymous memory is a JIT's, named
+		 * after its symbol file */
+		if ((prot & PROT_EXEC) && sym_is_anon_map(name) &&
+		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_KERNEL) {
+			snprintf(jit, sizeof(jit), "/tmp/perf-%u.map", ids[0]);
+			name = jit;
+		}
+		if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL &&
+		    !strncmp(name, "[kernel.kallsyms]", 17)) {
+			p->kstart = v[0];
+			p->kend = v[0] + v[1] < v[0] ? UINT64_MAX : v[0] + v[1];
+		}
+		if (type == PERF_RECORD_MMAP2 && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+			symtab_add_build_id(p->st, name, rec + 44, rec[40] > 20 ? 20 : rec[40]);
+		symtab_mmap(p->st, ids[0], v[0], v[1], v[2], name,
+			    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
 		break;
 	}
 	case PERF_RECORD_FORK:
 		/* a new thread starts with its parent's name and maps */
 		memcpy(ids, rec + 8, 16);
-		maps_fork(&p->maps, ids[0], ids[1]);
+		if (ids[0] != ids[1])
+			symtab_fork(p->st, ids[0], ids[1]);
 		parent = comm_get(&p->comms, ids[3]);
 		if (parent && ids[2] != ids[3])
 			comm_set(&p->comms, ids[2], parent);   /* copies; parent's slot stays */
 		break;
 	case PERF_RECORD_SAMPLE: {
 		struct pd_sample s;
-		const struct perf_event_header *h = (const void *)rec;
+		before_sample(p);
 		/* already decoded once by the reader: cannot fail now */
 		if (pd_parse_sample(&pd_attr_of(p->r, attr)->attr, rec, h->size, &s) == 0) {
 			s.attr_index = attr;
@@ -637,19 +859,34 @@ static int on_event(const struct pd_event *ev, void *arg)
 	return 0;
 }
 
-int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out)
+int script_print_samples(struct pd_reader *r, unsigned fields, const struct sym_options *sym,
+			 FILE *out)
 {
 	struct printer p = { .r = r, .fields = fields, .out = out, .queue_sorted = true };
+	struct sym_options so = { 0 };
 	const struct pd_info *info = pd_get_info(r);
 	size_t i;
 	int ret;
 
+	if (sym)
+		so = *sym;
+	so.quiet = true;   /* perf script says nothing of build-id mismatches */
+	so.kallsyms_like_perf = true;
+	p.st = symtab_new(&so);
 	p.nr_names = info->nr_attrs;
 	p.names = xcalloc(p.nr_names + 1, sizeof(char *));
 	for (i = 0; i < info->nr_attrs; i++)
 		name_of(&p, (int)i);
 	ret = pd_for_each(r, on_event, &p);
-	flush(&p, UINT64_MAX);
+	if (ret < 0) {
+		/* the samples before a cut are printed; symbol lookups clear errors */
+		char *why = xstrdup(oc_errmsg());
+		flush(&p, UINT64_MAX);
+		oc_err("%s", why);
+		free(why);
+	} else {
+		flush(&p, UINT64_MAX);
+	}
 	free(p.queue);
 	free(p.arena);
 	ob_flush(&p);
@@ -659,7 +896,10 @@ int script_print_samples(struct pd_reader *r, unsigned fields, FILE *out)
 		free(p.names[i]);
 	free(p.names);
 	comm_free(&p.comms);
-	maps_free(&p.maps);
+	symtab_free(p.st);
+	for (i = 0; i < p.cap_cxx; i++)
+		free(p.names_cxx[i].name);
+	free(p.names_cxx);
 	return ret < 0 ? -1 : 0;
 }
 

@@ -53,6 +53,8 @@ struct symtab {
 	struct build_id_entry *bids;
 	size_t nr_bids, cap_bids;
 	struct dso *kernel_dso;    /* [kernel.kallsyms], symbols from kallsyms when allowed */
+	char *reloc_sym;           /* the kernel map's "[kernel.kallsyms]_text": "_text", */
+	uint64_t reloc_addr;       /* and its address then (the map's pgoff), or NULL/0 */
 	char *strpool_owner;       /* kallsyms text (symbol names point into it) */
 };
 
@@ -113,28 +115,35 @@ static bool better_symbol(const struct symbol *a, unsigned bind_a, const struct 
 	return strlen(a->name) >= strlen(b->name);
 }
 
-struct sym_sort { struct symbol s; unsigned char bind; };
+struct sym_sort { struct symbol s; unsigned char bind; size_t order; };
 
 static int cmp_sym_sort(const void *pa, const void *pb)
 {
 	const struct sym_sort *a = pa, *b = pb;
 	if (a->s.start != b->s.start)
 		return a->s.start < b->s.start ? -1 : 1;
-	return 0;
+	return a->order < b->order ? -1 : a->order > b->order;   /* perf's tree keeps file order */
 }
 
-/* Sort, drop duplicates, give zero-sized symbols the room up to the next one. */
+/* Sort, then as perf's symbols__fixup_end() and symbols__fixup_duplicate(), in
+ * that order: a zero-sized symbol runs to the next one (the last one to the
+ * page after its own), then of symbols at one address the best one stays, the
+ * earlier on a tie. */
 static void finish_symbols(struct dso *dso, struct sym_build *b)
 {
 	struct sym_sort *v = xcalloc(b->nr ? b->nr : 1, sizeof(*v));
 	size_t i, n = 0;
 
 	for (i = 0; i < b->nr; i++)
-		v[i] = (struct sym_sort){ b->syms[i], b->bind[i] };
+		v[i] = (struct sym_sort){ b->syms[i], b->bind[i], i };
 	qsort(v, b->nr, sizeof(*v), cmp_sym_sort);
+	for (i = 0; i < b->nr; i++)
+		if (v[i].s.size == 0)
+			v[i].s.size = i + 1 < b->nr ? v[i + 1].s.start - v[i].s.start
+				      : ((v[i].s.start + 4095) & ~4095ULL) + 4096 - v[i].s.start;
 	for (i = 0; i < b->nr; i++) {
 		if (n && v[n - 1].s.start == v[i].s.start) {
-			if (better_symbol(&v[i].s, v[i].bind, &v[n - 1].s, v[n - 1].bind))
+			if (!better_symbol(&v[n - 1].s, v[n - 1].bind, &v[i].s, v[i].bind))
 				v[n - 1] = v[i];
 			continue;
 		}
@@ -143,20 +152,41 @@ static void finish_symbols(struct dso *dso, struct sym_build *b)
 	free(b->syms);
 	free(b->bind);
 	dso->syms = xcalloc(n ? n : 1, sizeof(*dso->syms));
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		dso->syms[i] = v[i].s;
-		if (dso->syms[i].size == 0)
-			dso->syms[i].size = i + 1 < n ? v[i + 1].s.start - v[i].s.start : 4096;
-	}
 	dso->nr_syms = n;
 	free(v);
 }
 
+/* perf's elf_sym__filter(): functions, and data objects (perf 6.1 keeps both
+ * in one table: a sample's data address finds its variable) */
 static bool sym_is_function(const GElf_Sym *sym)
 {
 	unsigned type = GELF_ST_TYPE(sym->st_info);
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_name != 0 &&
+	if (type == STT_OBJECT && sym->st_shndx >= SHN_LORESERVE)
+		return false;   /* absolute: version names (GLIBC_2.3), no section to map */
+	return (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT) && sym->st_name != 0 &&
 	       sym->st_shndx != SHN_UNDEF;
+}
+
+/* perf's elf_sym__is_label() and its text-section filter: an assembly label
+ * (_dl_start_user, _start's pieces) in a section named *text* is a symbol too. */
+static bool sym_is_text_label(Elf *elf, const GElf_Sym *sym)
+{
+	unsigned vis = GELF_ST_VISIBILITY(sym->st_other);
+	size_t shstrndx;
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+	const char *name;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || sym->st_name == 0 || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_shndx >= SHN_LORESERVE || vis == STV_HIDDEN || vis == STV_INTERNAL)
+		return false;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0 || !(scn = elf_getscn(elf, sym->st_shndx)) ||
+	    !gelf_getshdr(scn, &shdr))
+		return false;
+	name = elf_strptr(elf, shstrndx, shdr.sh_name);
+	return name && strstr(name, "text");
 }
 
 static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr_out)
@@ -203,7 +233,8 @@ static void read_symbols(struct sym_build *b, Elf *elf, Elf_Scn *scn, const GElf
 	for (i = 0; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
-		if (!gelf_getsym(data, (int)i, &sym) || !sym_is_function(&sym))
+		if (!gelf_getsym(data, (int)i, &sym) ||
+		    !(sym_is_function(&sym) || sym_is_text_label(elf, &sym)))
 			continue;
 		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
 		if (!name || !*name)
@@ -253,8 +284,9 @@ static void read_plt(struct sym_build *b, Elf *elf)
 		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
 			continue;
 		name = elf_strptr(elf, dynsym.sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!name)
 			continue;
+		/* an IRELATIVE slot has no symbol: perf names it "@plt" */
 		add_sym(b, addr, entsize, own_name(b, xasprintf("%s@plt", name)), STB_GLOBAL);
 	}
 }
@@ -280,6 +312,25 @@ static size_t read_build_id(Elf *elf, uint8_t id[20])
 		}
 	}
 	return 0;
+}
+
+/* The build-id in an ELF file; its size, 0 when none or unreadable. */
+static size_t file_build_id(const char *path, uint8_t id[20])
+{
+	size_t n = 0;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	if (is_dir(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		n = read_build_id(elf, id);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return n;
 }
 
 /* Read loads, symbols and the build-id of path into dso. -1 + oc_err when unreadable. */
@@ -312,7 +363,8 @@ static int load_elf(struct dso *dso, const char *path, uint8_t *file_id, size_t 
 			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
 			dso->loads = xrealloc(dso->loads, (dso->nr_loads + 1) * sizeof(*dso->loads));
-			dso->loads[dso->nr_loads++] = (struct dso_load){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+			dso->loads[dso->nr_loads++] = (struct dso_load){ ph.p_vaddr, ph.p_offset, ph.p_filesz,
+									 ph.p_memsz };
 			if ((ph.p_flags & PF_X) && !have_text) {
 				dso->text_vaddr = ph.p_vaddr;
 				dso->text_offset = ph.p_offset;
@@ -436,6 +488,50 @@ static bool is_pseudo_name(const char *name)
 	       str_starts_with(name, "/memfd:");
 }
 
+bool sym_is_anon_map(const char *name)
+{
+	return strcmp(name, "//anon") == 0 || str_starts_with(name, "/dev/zero") ||
+	       str_starts_with(name, "/anon_hugepage") || str_starts_with(name, "[stack") ||
+	       str_starts_with(name, "/SYSV") || strcmp(name, "[heap]") == 0;
+}
+
+/* Maps perf addresses 1:1 (identity__map_ip()): those, and the JIT maps perf
+ * names after them. */
+static bool is_identity_name(const char *name)
+{
+	return sym_is_anon_map(name) || str_starts_with(name, "/tmp/perf-");
+}
+
+/* A JIT's symbols, perf's /tmp/perf-PID.map: "START SIZE NAME" lines, hex
+ * (dso__load_perf_map()); absolute addresses. */
+static void load_perf_map(struct dso *d)
+{
+	struct sym_build b = { 0 };
+	size_t len;
+	char *text = read_file(d->name, &len), *line, *save = NULL;
+
+	if (!text) {
+		oc_err_clear();
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *name;
+		uint64_t start = strtoull(line, &end, 16), size;
+		if (end == line || *end != ' ')
+			continue;
+		size = strtoull(end + 1, &name, 16);
+		if (name == end + 1 || *name != ' ' || !name[1])
+			continue;
+		/* perf finds a symbol of size 0 at its start only */
+		add_sym(&b, start, size ? size : 1, own_name(&b, xstrdup(name + 1)), STB_GLOBAL);
+	}
+	free(text);
+	finish_symbols(d, &b);
+	d->name_pool = b.names;
+	d->nr_name_pool = b.nr_names;
+	d->found_path = xstrdup(d->name);
+}
+
 static void hex_id(const uint8_t *id, size_t n, char *out)
 {
 	size_t i;
@@ -463,11 +559,16 @@ static char **dso_candidates(const struct symtab *st, const struct dso *d, size_
 	char hex[41];
 	size_t k = 0;
 
+	/* like perf, a --symfs has its own build-id cache, DIR/.debug */
+	if (symfs)
+		home = symfs;
 	if (d->build_id_size) {
 		hex_id(d->build_id, d->build_id_size, hex);
 		if (home && *home) {
 			v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
 			v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s", home, hex, hex + 2);
+			if (!strcmp(d->name, "[vdso]"))   /* perf record's copy of the vdso */
+				v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s/vdso", home, hex, hex + 2);
 		}
 		v[k++] = xasprintf("%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs ? symfs : "",
 				   hex, hex + 2);
@@ -481,6 +582,82 @@ static char **dso_candidates(const struct symtab *st, const struct dso *d, size_
 }
 
 
+/* Does the segment holding the text have file bytes? A separate debug file
+ * (/usr/lib/debug/.build-id/xx/yyy.debug) keeps the program headers with its
+ * sections NOBITS: offsets and sizes 0, useless for file offset -> address. */
+static bool loads_have_bytes(const struct dso *d)
+{
+	size_t i;
+	for (i = 0; i < d->nr_loads; i++)
+		if (d->loads[i].vaddr == d->text_vaddr)
+			return d->loads[i].filesz > 0;
+	return false;
+}
+
+/* The PLT stubs of the object itself (perf synthesizes them from the runtime
+ * image, a debug file has no .rela.plt bytes), added to the debug file's symbols. */
+static void add_image_plt(struct dso *d, const char *path)
+{
+	struct sym_build b = { 0 };
+	size_t i, nr_plt;
+	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	for (i = 0; i < d->nr_syms; i++)
+		add_sym(&b, d->syms[i].start, d->syms[i].size, d->syms[i].name, STB_GLOBAL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		read_plt(&b, elf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	nr_plt = b.nr - d->nr_syms;
+	if (!nr_plt) {
+		free(b.syms);
+		free(b.bind);
+		free(b.names);
+		return;
+	}
+	free(d->syms);
+	finish_symbols(d, &b);
+	d->name_pool = xrealloc(d->name_pool, (d->nr_name_pool + b.nr_names) * sizeof(char *));
+	memcpy(d->name_pool + d->nr_name_pool, b.names, b.nr_names * sizeof(char *));
+	d->nr_name_pool += b.nr_names;
+	free(b.names);
+}
+
+/* The segments (and PLT) of the object itself, for a DSO whose symbols come from a debug file. */
+static void take_image_loads(struct dso *d, char **cand, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct dso probe = { 0 };
+		uint8_t id[20];
+		size_t id_size = 0;
+		if (is_dir(cand[i]) || access(cand[i], R_OK) != 0 ||
+		    load_elf(&probe, cand[i], id, &id_size) != 0) {
+			oc_err_clear();
+			continue;
+		}
+		if (loads_have_bytes(&probe) &&
+		    (!d->build_id_size || !id_size || pd_build_id_equal(id, id_size, d->build_id, d->build_id_size))) {
+			free(d->loads);
+			d->loads = probe.loads;
+			d->nr_loads = probe.nr_loads;
+			d->text_vaddr = probe.text_vaddr;
+			d->text_offset = probe.text_offset;
+			probe.loads = NULL;
+			release_symbols(&probe);
+			add_image_plt(d, cand[i]);
+			return;
+		}
+		release_symbols(&probe);
+	}
+}
+
 /* Symbols from the first candidate with a full symbol table (.symtab: a
  * debug file, an unstripped binary), else the first one that is this object
  * at all (.dynsym only), as perf prefers its symtab sources. */
@@ -493,8 +670,20 @@ static void dso_load(struct symtab *st, struct dso *d)
 	bool mismatch_seen = false;
 
 	d->loaded = true;
-	if (d->kernel || is_pseudo_name(d->name))
+	/* the vdso is found by its build-id only: perf record keeps a copy in ~/.debug */
+	if (d->kernel || (is_pseudo_name(d->name) && !(!strcmp(d->name, "[vdso]") && d->build_id_size)))
 		return;
+	if (str_starts_with(d->name, "/tmp/perf-")) {
+		load_perf_map(d);
+		return;
+	}
+	if (!d->build_id_size) {
+		/* like perf's dso__load(): the file's own build-id finds its debug file */
+		const char *symfs = st->opts.symfs && *st->opts.symfs ? st->opts.symfs : "";
+		char *path = xasprintf("%s%s", symfs, d->name);
+		d->build_id_size = (uint8_t)file_build_id(path, d->build_id);
+		free(path);
+	}
 	cand = dso_candidates(st, d, &n);
 	for (i = 0; i < n && !best.has_symtab; i++) {
 		struct dso probe = { 0 };
@@ -541,6 +730,8 @@ static void dso_load(struct symtab *st, struct dso *d)
 			memcpy(d->build_id, best_id, best_id_size);
 			d->build_id_size = (uint8_t)best_id_size;
 		}
+		if (!loads_have_bytes(d))
+			take_image_loads(d, cand, n);
 	} else if (mismatch_seen) {
 		d->build_id_mismatch = true;
 		if (!st->opts.quiet)
@@ -579,6 +770,8 @@ struct symtab *symtab_new(const struct sym_options *opts)
 	struct symtab *st = xcalloc(1, sizeof(*st));
 	if (opts)
 		st->opts = *opts;
+	if (st->opts.symfs && !strcmp(st->opts.symfs, "/"))
+		st->opts.symfs = NULL;   /* perf takes --symfs / for none */
 	st->cap_procs = 64;
 	st->procs = xcalloc(st->cap_procs, sizeof(*st->procs));
 	return st;
@@ -600,6 +793,7 @@ void symtab_free(struct symtab *st)
 		free(st->bids[i].path);
 	free(st->bids);
 	free(st->strpool_owner);
+	free(st->reloc_sym);
 	free(st);
 }
 
@@ -711,6 +905,12 @@ void symtab_mmap(struct symtab *st, uint32_t pid, uint64_t start, uint64_t len, 
 		m.dso = find_dso(st, is_kernel_image ? "[kernel.kallsyms]" : filename, true);
 		if (is_kernel_image) {
 			st->kernel_dso = m.dso;
+			/* perf relocates kallsyms by this symbol (KASLR); pgoff 0: kptr_restrict */
+			if (pgoff) {
+				free(st->reloc_sym);
+				st->reloc_sym = xstrdup(filename + strlen("[kernel.kallsyms]"));
+				st->reloc_addr = pgoff;
+			}
 			/* perf's kernel map runs from the text start to the top of memory */
 			if (m.start < pgoff && pgoff >> 63)
 				m.start = pgoff;
@@ -762,12 +962,15 @@ static const struct map *find_map(const struct map *v, size_t n, uint64_t addr)
 	return NULL;
 }
 
-/* File offset -> the ELF virtual address of the PT_LOAD holding it. */
+/* File offset -> the ELF virtual address of the PT_LOAD holding it (its .bss
+ * too: the mapping's offsets run on past the file bytes). */
 static uint64_t offset_to_vaddr(const struct dso *d, uint64_t off)
 {
 	size_t i;
 	for (i = 0; i < d->nr_loads; i++)
-		if (off >= d->loads[i].offset && off < d->loads[i].offset + d->loads[i].filesz)
+		if (off >= d->loads[i].offset &&
+		    off < d->loads[i].offset + (d->loads[i].memsz > d->loads[i].filesz ? d->loads[i].memsz
+											  : d->loads[i].filesz))
 			return off - d->loads[i].offset + d->loads[i].vaddr;
 	return off - d->text_offset + d->text_vaddr;
 }
@@ -806,7 +1009,8 @@ int sym_running_kernel_build_id(uint8_t id[20])
 static void load_kallsyms(struct symtab *st, struct dso *d, const char *path)
 {
 	struct sym_build b = { 0 };
-	size_t len;
+	uint64_t reloc = 0;
+	size_t len, i;
 	char *text = read_file(path, &len), *line, *save = NULL;
 	if (!text) {
 		if (!st->opts.quiet)
@@ -822,6 +1026,8 @@ static void load_kallsyms(struct symtab *st, struct dso *d, const char *path)
 			continue;
 		type = end[1];
 		name = end + 3;
+		if (st->reloc_sym && *st->reloc_sym && !strcmp(name, st->reloc_sym))
+			reloc = addr - st->reloc_addr;
 		if (!(type == 't' || type == 'T' || type == 'w' || type == 'W') || addr == 0)
 			continue;
 		end = strchr(name, '\t');
@@ -830,13 +1036,18 @@ static void load_kallsyms(struct symtab *st, struct dso *d, const char *path)
 		add_sym(&b, addr, 0, name, type == 'T' ? STB_GLOBAL : type == 'W' || type == 'w' ? STB_WEAK : STB_LOCAL);
 	}
 	free(b.names);
+	/* perf's kallsyms__delta(): the symbols where the recorded kernel had them */
+	for (i = 0; i < b.nr; i++)
+		b.syms[i].start -= reloc;
 	finish_symbols(d, &b);
 	st->strpool_owner = text;
 	d->found_path = xstrdup(path);
 }
 
 /* The kallsyms rule: only a kernel whose build-id we know to be the running one
- * (or an explicit --kallsyms file) gets names. */
+ * (or an explicit --kallsyms file) gets names. With kallsyms_like_perf, perf's
+ * (dso__load_kernel_sym(), dso__find_kallsyms()): never /proc/kallsyms with
+ * --symfs, and also for a kernel without build-id (relocated by the map's symbol). */
 static void kernel_load(struct symtab *st, struct dso *d)
 {
 	uint8_t id[20];
@@ -846,14 +1057,24 @@ static void kernel_load(struct symtab *st, struct dso *d)
 		load_kallsyms(st, d, st->opts.kallsyms);
 		return;
 	}
-	if (!d->build_id_size)
+	if (st->opts.kallsyms_like_perf && st->opts.symfs && *st->opts.symfs)
 		return;
+	if (!d->build_id_size) {
+		if (st->opts.kallsyms_like_perf)
+			load_kallsyms(st, d, "/proc/kallsyms");
+		return;
+	}
 	n = sym_running_kernel_build_id(id);
 	if (n && pd_build_id_equal(id, (size_t)n, d->build_id, d->build_id_size))
 		load_kallsyms(st, d, "/proc/kallsyms");
 }
 
 /* --- resolution -------------------------------------------------------- */
+
+struct dso *symtab_kernel_dso(struct symtab *st)
+{
+	return st->kernel_dso;
+}
 
 void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out)
 {
@@ -894,7 +1115,7 @@ void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_
 		return;
 	out->level = '.';
 	out->dso = m->dso;
-	out->map_addr = addr - m->start + m->pgoff;
+	out->map_addr = is_identity_name(m->dso->name) ? addr : addr - m->start + m->pgoff;
 	if (!m->dso->loaded)
 		dso_load(st, m->dso);
 	if (!m->dso->found_path) {

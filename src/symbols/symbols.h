@@ -28,7 +28,7 @@ struct dso {
 	struct debuginfo *di;
 	bool di_tried;
 	/* added for the report: every PT_LOAD (file offset -> vaddr), load state */
-	struct dso_load { uint64_t vaddr, offset, filesz; } *loads;
+	struct dso_load { uint64_t vaddr, offset, filesz, memsz; } *loads;
 	size_t nr_loads;
 	bool loaded;               /* symbols read (or found missing) */
 	bool build_id_mismatch;    /* the file found does not carry the recorded build-id */
@@ -41,6 +41,9 @@ struct sym_options {
 	const char *symfs;         /* --symfs DIR */
 	const char *kallsyms;      /* --kallsyms FILE */
 	bool quiet;
+	/* perf's whole kallsyms rule (perf script): /proc/kallsyms also for a
+	 * kernel without build-id, relocated by its map's _text; never with symfs */
+	bool kallsyms_like_perf;
 };
 
 struct symtab;                 /* all DSOs and per-pid maps of one session */
@@ -69,6 +72,8 @@ struct addr_loc {
 	uint64_t map_addr;
 	char level;
 };
+/* The [kernel.kallsyms] DSO once a kernel MMAP record named it, else NULL. */
+struct dso *symtab_kernel_dso(struct symtab *st);
 /* Resolve addr in process pid. Always fills out (dso/sym NULL when unknown). */
 void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out);
 /* Lines of a DSO address (opens its debuginfo once). NULL when none. */
@@ -84,6 +89,11 @@ void dso_free(struct dso *dso);
 void sym_format(const struct addr_loc *loc, bool with_offset, char *buf, size_t size);
 /* The DSO name perf script prints in parentheses: the recorded path, "[unknown]" if unmapped. */
 const char *sym_dso_name(const struct addr_loc *loc);
+/* Anonymous memory or memory without a file (perf's is_anon_memory() and
+ * is_no_dso_memory(): //anon, /dev/zero, [heap], [stack...): perf maps its
+ * addresses 1:1, and names an executable one after its JIT symbol file
+ * /tmp/perf-PID.map, which symtab reads ("START SIZE NAME" lines). */
+bool sym_is_anon_map(const char *filename);
 /* Build-id of the running kernel from /sys/kernel/notes; its size, 0 when unknown. */
 int sym_running_kernel_build_id(uint8_t id[20]);
 

@@ -1,63 +1,83 @@
 #!/bin/sh
 # ocrec script on real perf.data files recorded with LBR on Intel machines
-# (../shared/data/lbr): -F ip,brstack must be byte-identical to what perf 6.1
-# printed for the same file, and --header-only must agree with perf's header.
+# (../shared/data/lbr): -F ip,brstack and -F comm,tid,ip,sym,dso,brstacksym
+# must be byte-identical to what perf 6.1 printed for the same file (with the
+# --symfs the oracle used), the symbol fields and the default output to what
+# the installed perf prints here (with and without --symfs: perf's kernel
+# symbols come from this machine's kallsyms for a kernel without build-id), and
+# --header-only must agree with perf's header.
 . "$(dirname "$0")/../lib.sh"
 need_shared
 LBR=$SHARED/data/lbr
+mkdir -p "$TMP/empty"   # the oracle's EMPTY_SYMFS: no binaries at all
+
+# unzip_to NAME FILE: FILE, or FILE.gz uncompressed into $TMP/NAME; the path, or nothing
+unzip_to() {
+	if [ -f "$2" ]; then echo "$2"
+	elif [ -f "$2.gz" ]; then gzip -dc "$2.gz" >"$TMP/$1" && echo "$TMP/$1"
+	fi
+}
+
+# live NAME DATA PIPE ARGS...: perf script and ocrec script with ARGS print the same
+# bytes (a pipe-mode file is read from standard input, as perf needs), or both
+# refuse it with perf's message and exit 2.
+live() {
+	name=$1 data=$2 pipe=$3
+	shift 3
+	if [ "$pipe" = yes ]; then
+		perf script -i - "$@" <"$data" >"$TMP/live" 2>"$TMP/live.err"; prc=$?
+		"$OCREC" script -i - "$@" <"$data" >"$TMP/out" 2>"$TMP/err"; orc=$?
+	else
+		perf script -i "$data" "$@" >"$TMP/live" 2>"$TMP/live.err"; prc=$?
+		"$OCREC" script -i "$data" "$@" >"$TMP/out" 2>"$TMP/err"; orc=$?
+	fi
+	what="$name: script $(echo "$*" | sed "s|$TMP/empty|EMPTY|; s|$LBR/||")"
+	if [ $prc = 0 ] && [ -s "$TMP/live" ]; then
+		check_eq "$what: exit 0" 0 $orc
+		check_files_eq "$what equals live perf script ($(wc -l <"$TMP/live") lines)" "$TMP/live" "$TMP/out"
+	elif [ $prc != 0 ]; then
+		check_eq "$what: refused as perf refuses it (exit 2)" 2 $orc
+		check_eq "$what: perf's message" "ocrec: $(head -n 1 "$TMP/live.err")" "$(cat "$TMP/err")"
+	fi
+}
 
 for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 	dir=$(dirname "$conf")
 	name=${dir#"$LBR"/}
 	data=$dir/$(sed -n 's/^DATA=//p' "$conf")
 	[ -f "$data" ] || continue
-	expected=$dir/script-brstack.txt
-	if [ ! -f "$expected" ] && [ -f "$expected.gz" ]; then
-		gzip -dc "$expected.gz" >"$TMP/expected" && expected=$TMP/expected
-	fi
-	if ! "$OCREC" script -i "$data" -F ip,brstack >"$TMP/out" 2>"$TMP/err"; then
-		fail "$name: script -F ip,brstack" "$(cat "$TMP/err")"
-		continue
-	fi
-	case $name in
-	autofdo-hierarchical_discriminator)
-		# perf 6.1 cannot read this perf 6.8 file (attr size 136); its stored
-		# output is perf 6.12's. derived-attr128/ is the same data perf 6.1 reads.
-		check_files_eq "$name: the perf 6.8 file (attr size 136) equals perf 6.1 on its attr-128 copy" \
-			"$dir/derived-attr128/script-brstack.txt" "$TMP/out"
-		;;
-	*/derived-pipe)
-		# in pipe mode perf 6.1 adds a symbol column after the ip; drop it to compare
-		sed 's/^\( *[0-9a-f]*\) [^ ]*\( 0x\|$\)/\1\2/' "$expected" >"$TMP/expected.nosym"
-		check_files_eq "$name: pipe mode equals perf 6.1 (ip, brstack)" "$TMP/expected.nosym" "$TMP/out"
-		;;
-	*)
-		if [ -f "$expected" ]; then
-			check_files_eq "$name: -F ip,brstack equals perf 6.1 byte for byte" "$expected" "$TMP/out"
+	symfs=$(sed -n 's/^SYMFS=//p' "$conf")
+	symfs=${symfs:+$dir/$symfs}
+	symfs=${symfs:-$TMP/empty}
+	pipe=no
+	case $name in */derived-pipe) pipe=yes ;; esac
+
+	# the stored perf 6.1 outputs, made with --symfs (in pipe mode perf 6.1 adds the
+	# sym column to -F ip,brstack: ocrec does too)
+	for kind in brstack:ip,brstack brstacksym:comm,tid,ip,sym,dso,brstacksym; do
+		fields=${kind#*:}
+		kind=${kind%%:*}
+		expected=$(unzip_to "expected-$kind" "$dir/script-$kind.txt")
+		if ! "$OCREC" script -i "$data" --symfs "$symfs" -F "$fields" >"$TMP/out" 2>"$TMP/err"; then
+			fail "$name: script -F $fields" "$(cat "$TMP/err")"
+			continue
 		fi
-		;;
-	esac
-	# live comparison with the installed perf where it can read the file
-	if command -v perf >/dev/null 2>&1 && perf script -i "$data" -F ip,brstack >"$TMP/live" 2>/dev/null &&
-	   [ -s "$TMP/live" ] && [ "${name%derived-pipe}" = "$name" ]; then
-		check_files_eq "$name: equals live perf script" "$TMP/live" "$TMP/out"
-	fi
-	# the numeric fields, live: equal output where perf prints, perf's refusal where it refuses
-	if command -v perf >/dev/null 2>&1 && [ "${name%derived-pipe}" = "$name" ] &&
-	   perf script -i "$data" -F ip >/dev/null 2>&1; then
-		for fields in comm,tid,pid,time,period,event,ip,brstack cpu,ip addr,ip; do
-			perf script -i "$data" -F $fields >"$TMP/live" 2>"$TMP/live.err"
-			prc=$?
-			"$OCREC" script -i "$data" -F $fields >"$TMP/out" 2>"$TMP/err"
-			orc=$?
-			if [ $prc = 0 ]; then
-				check_files_eq "$name: -F $fields equals live perf script" "$TMP/live" "$TMP/out"
-			else
-				check_eq "$name: -F $fields refused as perf refuses it (exit 2)" 2 $orc
-				check_eq "$name: -F $fields: perf's message" "ocrec: $(head -n 1 "$TMP/live.err")" "$(cat "$TMP/err")"
+		case $name in
+		autofdo-hierarchical_discriminator)
+			# perf 6.1 cannot read this perf 6.8 file (attr size 136); its stored
+			# output is perf 6.12's. derived-attr128/ is the same data perf 6.1 reads.
+			check_files_eq "$name: the perf 6.8 file (attr size 136), -F $fields, equals perf 6.1 on its attr-128 copy" \
+				"$dir/derived-attr128/script-$kind.txt" "$TMP/out"
+			;;
+		*)
+			if [ -n "$expected" ]; then
+				check_files_eq "$name: -F $fields equals perf 6.1 byte for byte ($(wc -l <"$expected") lines)" \
+					"$expected" "$TMP/out"
 			fi
-		done
-	fi
+			;;
+		esac
+	done
+
 	# every header line ocrec prints (but the file date) is one perf prints
 	if [ -f "$dir/header.txt" ]; then
 		# (the perf 6.8 file's stored header was printed by perf 6.12, whose
@@ -68,5 +88,28 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 			grep -v -e '^# captured on' -e '^# ========' -e '^#$' ${skip_event:+-e "$skip_event"} >"$TMP/hdr"
 		missing=$(grep -vxF -f "$dir/header.txt" "$TMP/hdr" | head -n 3)
 		check_eq "$name: --header-only lines match perf's" "" "$missing"
+	fi
+
+	# live comparisons with the installed perf where it can read the file
+	command -v perf >/dev/null 2>&1 || continue
+	[ "$name" = autofdo-hierarchical_discriminator ] && continue
+	# the default fields (no -F); in pipe mode perf names the event differently
+	# ("cycles:uH", ocrec "cycles:u"), so there the default set without the event
+	if [ $pipe = no ]; then
+		live "$name" "$data" $pipe --symfs "$symfs"
+		live "$name" "$data" $pipe
+	else
+		live "$name" "$data" $pipe -F comm,tid,time,period,ip,sym,symoff,dso
+	fi
+	for fields in ip,sym ip,sym,symoff,dso comm,tid,ip,sym,dso,brstacksym ip,dso,brstack \
+		      ip,brstack,brstacksym sym,dso symoff ip,symoff; do
+		live "$name" "$data" $pipe --symfs "$symfs" -F $fields
+	done
+	live "$name" "$data" $pipe -F ip,sym,symoff,dso,brstacksym
+	# the numeric fields: equal output where perf prints, perf's refusal where it refuses
+	if [ $pipe = no ]; then
+		for fields in comm,tid,pid,time,period,event,ip,brstack cpu,ip addr,ip; do
+			live "$name" "$data" $pipe -F $fields
+		done
 	fi
 done

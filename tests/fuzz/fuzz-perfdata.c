@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* every field, whether the samples carry it or not */
 			script_print_header(path, pd_get_info(r), devnull);
 			script_print_samples(r, SF_COMM | SF_TID | SF_PID | SF_TIME | SF_CPU | SF_PERIOD |
-					     SF_EVENT | SF_IP | SF_ADDR | SF_BRSTACK, devnull);
+					     SF_EVENT | SF_IP | SF_ADDR | SF_BRSTACK, NULL, devnull);
 			pd_close(r);
 		}
 	}
