@@ -628,6 +628,16 @@ static void add_image_plt(struct dso *d, const char *path)
 	free(b.names);
 }
 
+/* Load candidate path into probe; false (error cleared) when it is not a readable ELF file. */
+static bool probe_elf(const char *path, struct dso *probe, uint8_t id[20], size_t *id_size)
+{
+	if (is_dir(path) || access(path, R_OK) != 0 || load_elf(probe, path, id, id_size) != 0) {
+		oc_err_clear();
+		return false;
+	}
+	return true;
+}
+
 /* The segments (and PLT) of the object itself, for a DSO whose symbols come from a debug file. */
 static void take_image_loads(struct dso *d, char **cand, size_t n)
 {
@@ -637,11 +647,9 @@ static void take_image_loads(struct dso *d, char **cand, size_t n)
 		struct dso probe = { 0 };
 		uint8_t id[20];
 		size_t id_size = 0;
-		if (is_dir(cand[i]) || access(cand[i], R_OK) != 0 ||
-		    load_elf(&probe, cand[i], id, &id_size) != 0) {
-			oc_err_clear();
+
+		if (!probe_elf(cand[i], &probe, id, &id_size))
 			continue;
-		}
 		if (loads_have_bytes(&probe) &&
 		    (!d->build_id_size || !id_size || pd_build_id_equal(id, id_size, d->build_id, d->build_id_size))) {
 			free(d->loads);
@@ -689,11 +697,9 @@ static void dso_load(struct symtab *st, struct dso *d)
 		struct dso probe = { 0 };
 		uint8_t id[20];
 		size_t id_size = 0;
-		if (is_dir(cand[i]) || access(cand[i], R_OK) != 0 ||
-		    load_elf(&probe, cand[i], id, &id_size) != 0) {
-			oc_err_clear();
+
+		if (!probe_elf(cand[i], &probe, id, &id_size))
 			continue;
-		}
 		if (d->build_id_size && id_size &&
 		    !pd_build_id_equal(id, id_size, d->build_id, d->build_id_size)) {
 			/* like perf: a file with another build-id is not this object */
