@@ -115,9 +115,31 @@ static void test_discriminators(void)
 }
 
 /* Build a profile from stacks over a real binary and check both writers. */
+/* Compile src with cc (-O2 -g) into dir/name: the binary's path, or NULL when the compiler fails. */
+static char *compile_in(const char *dir, const char *name, const char *cc, const char *src)
+{
+	char *bin = xasprintf("%s/%s", dir, name), *cmd = xasprintf("%s -O2 -g -o %s %s", cc, bin, src);
+	int rc = system(cmd);
+
+	free(cmd);
+	if (rc == 0)
+		return bin;
+	free(bin);
+	return NULL;
+}
+
+static void remove_dir(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf %s", dir);
+
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	free(cmd);
+}
+
 static void test_profile(void)
 {
-	char dir[] = "/tmp/ocrec-afdo.XXXXXX", *bin, *cmd, *text = NULL, *gcov;
+	char dir[] = "/tmp/ocrec-afdo.XXXXXX", *bin, *text = NULL, *gcov;
 	struct afdo_binary *b;
 	struct afdo_counts *c;
 	struct afdo_profile *p;
@@ -129,9 +151,8 @@ static void test_profile(void)
 
 	if (!mkdtemp(dir))
 		return;
-	bin = xasprintf("%s/inline", dir);
-	cmd = xasprintf("cc -O2 -g -o %s " SRC, bin);
-	if (system(cmd) != 0) {
+	bin = compile_in(dir, "inline", "cc", SRC);
+	if (!bin) {
 		SKIP("profile", "no C compiler");
 		goto out;
 	}
@@ -179,11 +200,7 @@ static void test_profile(void)
 	free(gcov);
 out:
 	free(text);
-	free(cmd);
-	cmd = xasprintf("rm -rf %s", dir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", dir);
-	free(cmd);
+	remove_dir(dir);
 	free(bin);
 }
 
@@ -275,7 +292,7 @@ static int gcov_line_counts(const char *buf, size_t len, const char *fname, uint
  * count of a line: the line's largest count must come last. */
 static void test_gcc_line_max(void)
 {
-	char dir[] = "/tmp/ocrec-afdo.XXXXXX", *bin = NULL, *cmd = NULL, *buf = NULL;
+	char dir[] = "/tmp/ocrec-afdo.XXXXXX", *bin = NULL, *buf = NULL;
 	unsigned line = marker_line(DISC_SRC, "@disc_line");
 	struct afdo_binary *b = NULL;
 	struct afdo_counts *c = NULL;
@@ -291,9 +308,8 @@ static void test_gcc_line_max(void)
 
 	if (!mkdtemp(dir))
 		return;
-	bin = xasprintf("%s/disc", dir);
-	cmd = xasprintf("gcc -O2 -g -o %s " DISC_SRC, bin);
-	if (system(cmd) != 0) {
+	bin = compile_in(dir, "disc", "gcc", DISC_SRC);
+	if (!bin) {
 		SKIP("gcc line max", "no gcc");
 		goto out;
 	}
@@ -349,11 +365,7 @@ out:
 	afdo_counts_free(c);
 	afdo_binary_close(b);
 	free(buf);
-	free(cmd);
-	cmd = xasprintf("rm -rf %s", dir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", dir);
-	free(cmd);
+	remove_dir(dir);
 	free(bin);
 }
 
