@@ -115,6 +115,16 @@ void swb_mem_begin(struct swb_mem *m, pid_t tid)
 	swb_mem_ran(m);
 }
 
+bool swb_mem_single_thread(const struct swb_mem *m)
+{
+	return m->single_thread;
+}
+
+void swb_mem_others_held(struct swb_mem *m)
+{
+	m->single_thread = true;
+}
+
 void swb_mem_ran(struct swb_mem *m)
 {
 	size_t i;

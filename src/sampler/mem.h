@@ -21,6 +21,11 @@ void swb_mem_free(struct swb_mem *m);
 void swb_mem_begin(struct swb_mem *m, pid_t tid);
 /* The thread ran: what it may have written is read again. */
 void swb_mem_ran(struct swb_mem *m);
+/* Whether the process had one thread when the window began (swb_mem_begin). */
+bool swb_mem_single_thread(const struct swb_mem *m);
+/* Its other threads are held stopped for the rest of the window: its
+ * private writable memory is trusted as with one thread. */
+void swb_mem_others_held(struct swb_mem *m);
 /* The thread ran and stored size bytes at addr: the value (little-endian),
  * or unknown (known false); cached copies follow. */
 void swb_mem_wrote(struct swb_mem *m, uint64_t addr, unsigned size, uint64_t v, bool known);

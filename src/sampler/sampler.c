@@ -115,6 +115,17 @@ static bool is_group_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* A SIGTRAP the kernel raised for the tracer's own work, not the program's:
+ * the report of a single-step into a syscall that a window then interrupted
+ * (it is queued while the thread stops for the interrupt). */
+static bool is_trace_trap(pid_t pid)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 &&
+	       (si.si_code == TRAP_BRKPT || si.si_code == TRAP_TRACE || si.si_code == TRAP_HWBKPT);
+}
+
 /* Handle one wait status of a traced thread so that the workload behaves as
  * without ptrace: resume it, delivering its signal or keeping its group-stop. */
 static void handle_status(struct session *s, pid_t pid, int status)
@@ -144,6 +155,8 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		ptrace(PTRACE_CONT, pid, NULL, NULL);
 		return;
 	}
+	if (sig == SIGTRAP && is_trace_trap(pid))
+		sig = 0;
 	ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)sig);   /* signal-delivery-stop */
 }
 
@@ -664,6 +677,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	s.tracer.other = on_other_thread;
 	s.tracer.arg = &s;
 	s.tracer.seek = true;
+	s.tracer.bp = swb_breakpoints();   /* its probe forks: before SIGCHLD is blocked */
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGCHLD);
@@ -708,9 +722,9 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		detach_process(&s);
 	oc_debug(1, "software branch sampler: %" PRIu64 " timer samples, %" PRIu64 " windows (%" PRIu64
 		 " cut short, %" PRIu64 " ending where they began, %" PRIu64 " restarted on a plan mismatch), %"
-		 PRIu64 " stops, %" PRIu64 " single-steps",
+		 PRIu64 " stops at %s, %" PRIu64 " single-steps (%" PRIu64 " windows by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall)",
 		 s.timer_samples, s.tracer.windows, s.dropped_windows, s.tracer.seek_hits, s.tracer.mismatches,
-		 s.tracer.stops, s.tracer.steps);
+		 s.tracer.stops, swb_breakpoints_name(s.tracer.bp), s.tracer.steps, s.tracer.stepped_windows, s.tracer.held_windows, s.tracer.blocked);
 	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? build_id_cache_dir(&cache_owned) : NULL);
 	if (pd_writer_close(s.w, true) < 0) {
 		s.w = NULL;

@@ -3,7 +3,8 @@
  *
  * The engine decodes the straight-line code ahead with capstone, follows direct
  * jumps and calls without stopping, and stops the thread (hardware debug
- * registers, so no text is written) only where the next branch's outcome is not
+ * registers, so no text is written; int3 where those do not fire, see
+ * swb_breakpoints) only where the next branch's outcome is not
  * known yet: conditional branches are resolved from the flags at the stop,
  * returns from the stack, indirect branches from registers and memory. The
  * register and memory arithmetic of the code ahead is followed (emu.c: loads
@@ -94,10 +95,22 @@ const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t a
  * caller resumes or records it (the engine waits with waitpid(-1, __WALL)). */
 typedef void (*swb_other_fn)(pid_t pid, int status, void *arg);
 
+/* How the engine stops a thread at an address: a hardware debug register (per
+ * thread, nothing written), or, where those do not fire (hypervisors that do
+ * not pass them through), an int3 written into the code while the thread
+ * runs to it; the process's other threads are then held in a ptrace-stop
+ * during the window, since they could run into the int3. */
+enum swb_bp { SWB_BP_AUTO, SWB_BP_DEBUGREG, SWB_BP_INT3 };
+/* This machine's: probed once with a child process (the environment variable
+ * OCREC_SAMPLER_BREAKPOINTS=int3|debugreg chooses instead, for tests). */
+enum swb_bp swb_breakpoints(void);
+const char *swb_breakpoints_name(enum swb_bp bp);
+
 struct swb_tracer {
 	swb_other_fn other;
 	void *arg;
 	int max_leaves;         /* debug registers to use, 1..4 (4 by default: 0) */
+	enum swb_bp bp;         /* SWB_BP_AUTO: swb_breakpoints() */
 	/* After the N branches, run on (the window slides over the branches met
 	 * meanwhile) until the thread is back where the window started, if it
 	 * comes back soon: then the sample ip is as time-weighted as a timer
@@ -108,12 +121,19 @@ struct swb_tracer {
 	 * windows restarted because the registers at a stop were not the ones
 	 * the planner computed (memory written behind its back, or a bug) */
 	uint64_t stops, steps, windows, restarts, seek_hits, mismatches;
+	uint64_t stepped_windows;   /* collected by single steps alone (int3 and threads) */
+	uint64_t held_windows;      /* int3 windows that held the process's other threads */
+	uint64_t jumps;         /* int3 mode: jumps made by setting the ip */
+	uint64_t blocked;       /* windows ended at a syscall that blocked, or not begun in one */
+	bool spawned;           /* internal: the window's thread made a thread */
 };
 
 enum swb_result {
 	SWB_DONE,     /* depth branches collected; the thread is in a ptrace-stop */
 	SWB_EVENT,    /* the thread reported something else (in *status): exit, exec, group-stop */
 	SWB_FAILED,   /* oc_err() set; the thread is in a ptrace-stop if it still exists */
+	SWB_BLOCKED,  /* no window: the thread was stopped in a blocking syscall, which
+	               * restarts when it resumes; it is in its ptrace-stop */
 };
 
 struct swb_window {
@@ -134,5 +154,10 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
  * in tests and where the engine must). 1 taken (in *e), 0 not taken, -1 event
  * (status in *status) or error. */
 int swb_step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, struct swb_entry *e, int *status);
+
+/* Let tid (in a ptrace-stop) run until it is about to execute addr, with the
+ * engine's breakpoints; -1 (oc_err) when something else stopped it first
+ * (its wait status in *status). */
+int swb_run_to(struct swb_tracer *t, pid_t tid, uint64_t addr, int *status);
 
 #endif

@@ -10,10 +10,17 @@
  * branches are confirmed at once. A leaf address must not lie on any planned
  * path before that leaf, or its debug register could fire early: plans that
  * break this rule are cut back.
+ *
+ * Where debug registers do not fire (some hypervisors do not pass them
+ * through), a leaf is an int3 written into the code for as long as the thread
+ * runs to it; another thread could meet that int3, so the process's other
+ * threads are held in a ptrace-stop meanwhile (single steps alone where they
+ * cannot be).
  */
 #define _GNU_SOURCE
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -24,8 +31,12 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sampler/emu.h"
+#include "sampler/mem.h"
+#include "sampler/sampler-internal.h"
 #include "util/util.h"
 
 #define MAX_DR 4
@@ -82,6 +93,15 @@ struct drs {
 	uint64_t addr[MAX_DR];
 	bool known[MAX_DR];
 	uint64_t dr7;
+};
+
+/* int3 breakpoints, in the code while the thread runs to a leaf. */
+struct int3s {
+	int mem;                /* /proc/TID/mem, -1 until needed */
+	int nr;
+	bool armed;
+	uint64_t addr[MAX_DR];  /* kept after disarming: they tell our traps from the program's */
+	uint8_t orig[MAX_DR];
 };
 
 static unsigned perf_type(enum swb_kind k)
@@ -359,8 +379,10 @@ static void new_child(struct plan *p, int parent, uint64_t addr, const struct sw
 	c->expandable = c->stop->kind == SWB_JCC && c->total + 1 < budget;
 }
 
+/* rf_works: debug registers are the breakpoints, so one at ip does not fire
+ * when the resume flag is set. */
 static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
-		      const struct user_regs_struct *regs, int budget, int max_leaves)
+		      const struct user_regs_struct *regs, int budget, int max_leaves, bool rf_works)
 {
 	struct node *r = &p->n[0];
 	const struct swb_ctl *c;
@@ -372,7 +394,7 @@ static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
 	r->leaf = true;
 	r->st_at_stop = true;
 	p->nr = 1;
-	p->rf_ip = regs->eflags & EFLAGS_RF ? ip : UINT64_MAX;
+	p->rf_ip = rf_works && (regs->eflags & EFLAGS_RF) ? ip : UINT64_MAX;
 	swb_emu_from_regs(&r->st, regs, swb_space_mem(sp));
 	c = swb_decode_run(sp, tid, ip);
 	if (c->addr != ip) {
@@ -557,41 +579,305 @@ static int disarm(pid_t tid, struct drs *d)
 	return set_dr(tid, 7, 0);
 }
 
-/* Wait for tid, handing other threads' reports to the caller. */
-static int wait_for(struct swb_tracer *t, pid_t tid, int *status)
+static void int3_disarm(struct int3s *b)
+{
+	int i;
+
+	if (!b->armed)
+		return;
+	b->armed = false;
+	/* after exit or exec there is nothing to restore: the writes fail */
+	for (i = b->nr - 1; i >= 0; i--)
+		if (pwrite(b->mem, &b->orig[i], 1, (off_t)b->addr[i]) != 1)
+			break;
+}
+
+/* Write an int3 at each address (through /proc/TID/mem: it writes
+ * read-only text as ptrace does, without a stop per word). */
+static int int3_arm(pid_t tid, struct int3s *b, const uint64_t *addr, int n)
+{
+	static const uint8_t int3 = 0xcc;
+	int i, k;
+
+	if (b->mem < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+		b->mem = open(path, O_RDWR | O_CLOEXEC);
+		if (b->mem < 0)
+			return oc_err_errno("cannot open %s", path);
+	}
+	b->nr = 0;
+	b->armed = true;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < b->nr && b->addr[k] != addr[i]; k++)
+			;
+		if (k < b->nr)
+			continue;
+		if (pread(b->mem, &b->orig[b->nr], 1, (off_t)addr[i]) != 1 ||
+		    pwrite(b->mem, &int3, 1, (off_t)addr[i]) != 1) {
+			int err = errno;
+
+			int3_disarm(b);
+			errno = err;
+			return oc_err_errno("thread %d: cannot write a breakpoint at %#" PRIx64, (int)tid, addr[i]);
+		}
+		b->addr[b->nr++] = addr[i];
+	}
+	return 0;
+}
+
+static void int3_close(struct int3s *b)
+{
+	int3_disarm(b);
+	if (b->mem >= 0)
+		close(b->mem);
+	b->mem = -1;
+}
+
+static int get_regs(pid_t tid, struct user_regs_struct *r);
+
+/* After an int3 trap (ip one past it): true when the int3 was ours, and then
+ * the thread is put back on the breakpoint's address, which has not run. */
+static bool int3_ours(pid_t tid, const struct int3s *b, struct user_regs_struct *r)
+{
+	int k;
+
+	for (k = 0; k < b->nr && b->addr[k] != r->rip - 1; k++)
+		;
+	if (k == b->nr)
+		return false;
+	r->rip--;
+	return ptrace(PTRACE_SETREGS, tid, NULL, r) == 0;
+}
+
+static __attribute__((noinline, used)) void probe_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Whether an execute breakpoint in a debug register stops a thread here: a
+ * child of ours runs into one. */
+static bool debugregs_fire(void)
+{
+	int status;
+	bool fired = false;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return true;   /* cannot tell: the usual case */
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		probe_target();
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) == pid && WIFSTOPPED(status) &&
+	    set_dr(pid, 0, (uint64_t)(uintptr_t)probe_target) == 0 && set_dr(pid, 7, 1) == 0 &&
+	    ptrace(PTRACE_CONT, pid, NULL, NULL) == 0 && waitpid(pid, &status, 0) == pid)
+		fired = WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
+		;
+	oc_err_clear();
+	return fired;
+}
+
+enum swb_bp swb_breakpoints(void)
+{
+	static enum swb_bp mode;
+	const char *env;
+
+	if (mode != SWB_BP_AUTO)
+		return mode;
+	env = getenv("OCREC_SAMPLER_BREAKPOINTS");
+	if (env && strcmp(env, "int3") == 0)
+		mode = SWB_BP_INT3;
+	else if (env && strcmp(env, "debugreg") == 0)
+		mode = SWB_BP_DEBUGREG;
+	else
+		mode = debugregs_fire() ? SWB_BP_DEBUGREG : SWB_BP_INT3;
+	return mode;
+}
+
+const char *swb_breakpoints_name(enum swb_bp bp)
+{
+	return bp == SWB_BP_INT3 ? "int3" : "debug registers";
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The next report of any traced thread; 0 when none came by the deadline
+ * (monotonic ns, 0: none), -1 on error. */
+static pid_t wait_report(int *status, uint64_t deadline)
 {
 	for (;;) {
-		pid_t p = waitpid(-1, status, __WALL);
+		pid_t p = waitpid(-1, status, __WALL | (deadline ? WNOHANG : 0));
 
-		if (p < 0) {
-			if (errno == EINTR)
-				continue;
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
 			return oc_err_errno("waitpid");
-		}
-		if (p == tid)
-			return 0;
-		if (t->other)
-			t->other(p, *status, t->arg);
+		if (p > 0 || monotonic_ns() >= deadline)
+			return p;
+		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 	}
 }
 
-/* STOP_HANDLER: a step delivered a signal and stopped at its handler's entry. */
-enum stop_kind { STOP_TRAP, STOP_HANDLER, STOP_SIGNAL, STOP_END };
+static void pass_on(struct swb_tracer *t, pid_t pid, int status)
+{
+	if (t->other)
+		t->other(pid, status, t->arg);
+	else if (WIFSTOPPED(status))
+		ptrace(PTRACE_CONT, pid, NULL, NULL);
+}
+
+/* Wait for tid, handing other threads' reports to the caller; with a limit
+ * (ns, 0: none), 1 when tid has not reported by then. */
+static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit)
+{
+	uint64_t deadline = limit ? monotonic_ns() + limit : 0;
+
+	for (;;) {
+		pid_t p = wait_report(status, deadline);
+
+		if (p <= 0)
+			return p < 0 ? -1 : 1;
+		if (p == tid)
+			return 0;
+		pass_on(t, p, *status);
+	}
+}
+
+/* The other threads of the window's process, held in a ptrace-stop while
+ * int3s are in its code, each with the report it stopped with (its resume
+ * is the caller's, as for any report). */
+struct held {
+	pid_t tid;
+	int status;
+	bool stopped;
+};
+
+struct hold {
+	struct held *h;
+	size_t nr, cap;
+};
+
+/* How long the other threads may take to stop; a thread that cannot (a
+ * zombie leader) leaves the window to single steps. */
+#define HOLD_LIMIT_NS 20000000u
+
+static struct held *held_find(struct hold *hd, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < hd->nr; i++)
+		if (hd->h[i].tid == tid)
+			return &hd->h[i];
+	return NULL;
+}
+
+static void release_others(struct swb_tracer *t, struct hold *hd)
+{
+	size_t i;
+
+	for (i = 0; i < hd->nr; i++)
+		if (hd->h[i].stopped)
+			pass_on(t, hd->h[i].tid, hd->h[i].status);
+	hd->nr = 0;
+}
+
+/* Stop every other thread of tid's process (threads they make meanwhile
+ * too). 0, 1 when some did not stop in time (those that did run again; the
+ * others report their interrupt later), -1 on error. */
+static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
+{
+	uint64_t deadline = monotonic_ns() + HOLD_LIMIT_NS;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
+	for (;;) {
+		char **names;
+		size_t n, i, waiting = 0;
+
+		if (list_dir_names(path, &names, &n) < 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			pid_t o = (pid_t)atoi(names[i]);
+
+			if (o == tid || held_find(hd, o) || ptrace(PTRACE_INTERRUPT, o, NULL, NULL) < 0)
+				continue;   /* ours already, or ending */
+			GROW(hd->h, hd->cap, hd->nr + 1);
+			hd->h[hd->nr++] = (struct held){ o, 0, false };
+			waiting++;
+		}
+		strv_free(names);
+		if (!waiting)
+			return 0;
+		while (waiting) {
+			int status;
+			pid_t p = wait_report(&status, deadline);
+			struct held *h;
+
+			if (p <= 0) {
+				release_others(t, hd);
+				return p < 0 ? -1 : 1;
+			}
+			h = held_find(hd, p);
+			if (!h || h->stopped) {
+				pass_on(t, p, status);
+				continue;
+			}
+			waiting--;
+			if (WIFSTOPPED(status)) {
+				h->stopped = true;
+				h->status = status;
+			} else {
+				h->tid = 0;     /* ended */
+				pass_on(t, p, status);
+			}
+		}
+	}
+}
+
+/* How long a window waits for a syscall it steps: one that blocks (wait4 on
+ * a child, a read from a pipe) would hold the window, with the timer off for
+ * the whole workload, until it returns. */
+#define SYSCALL_LIMIT_NS 2000000u
+
+/* STOP_HANDLER: a step delivered a signal and stopped at its handler's entry;
+ * STOP_INT3: an int3 ran (ours or the program's). */
+enum stop_kind { STOP_TRAP, STOP_HANDLER, STOP_INT3, STOP_SIGNAL, STOP_END };
 
 /* Resume tid with request (PTRACE_CONT or PTRACE_SINGLESTEP) and classify the
  * next stop: our trap, a signal for the program, or something that ends the
- * window (exit, exec, group-stop). Fork and clone reports are passed over. */
+ * window (exit, exec, group-stop). Fork and clone reports are passed over.
+ * With a limit (ns), a thread that has not stopped by then is interrupted
+ * (a blocking syscall restarts when it resumes) and the window ends. */
 static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, int *status,
-		       enum stop_kind *kind)
+		       enum stop_kind *kind, uint64_t limit)
 {
 	for (;;) {
 		siginfo_t si;
-		int event;
+		int event, rc;
 
 		if (ptrace(request, tid, NULL, (void *)(uintptr_t)sig) < 0)
 			return oc_err_errno("thread %d: cannot resume", (int)tid);
 		sig = 0;
-		if (wait_for(t, tid, status) < 0)
+		rc = wait_for(t, tid, status, limit);
+		if (rc == 1) {
+			t->blocked++;
+			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
+				return oc_err_errno("thread %d: cannot interrupt", (int)tid);
+			rc = wait_for(t, tid, status, 0);
+		}
+		if (rc < 0)
 			return -1;
 		if (!WIFSTOPPED(*status)) {
 			*kind = STOP_END;
@@ -599,8 +885,10 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 		}
 		event = *status >> 16;
 		if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
-		    event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_VFORK_DONE)
+		    event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_VFORK_DONE) {
+			t->spawned |= event == PTRACE_EVENT_CLONE;
 			continue;
+		}
 		if (event) {
 			*kind = STOP_END;
 			return 0;
@@ -614,6 +902,10 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 			}
 			if (si.si_code == SIGTRAP) {
 				*kind = STOP_HANDLER;
+				return 0;
+			}
+			if (si.si_code == SI_KERNEL) {
+				*kind = STOP_INT3;
 				return 0;
 			}
 		}
@@ -632,7 +924,7 @@ static int get_regs(pid_t tid, struct user_regs_struct *r)
 /* Single-step tid (delivering sig, if any) and observe the taken branch.
  * 1 taken (*e), 0 not, 2 window over (*status), -1 error. */
 static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, struct swb_entry *e,
-		int *status, uint64_t *ip_after)
+		int *status, uint64_t *ip_after, bool may_block)
 {
 	struct user_regs_struct r;
 	const struct swb_ctl *c;
@@ -648,10 +940,13 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 	jcc_to_next = c->addr == ip && c->kind == SWB_JCC && c->target == c->next && jcc_taken(c, &r) == 1;
 	for (;;) {
 		t->steps++;
-		if (resume_wait(t, tid, PTRACE_SINGLESTEP, sig, status, &kind) < 0)
+		if (resume_wait(t, tid, PTRACE_SINGLESTEP, sig, status, &kind,
+				!may_block && c->addr == ip && c->kind == SWB_SYSCALL ? SYSCALL_LIMIT_NS : 0) < 0)
 			return -1;
 		if (kind == STOP_END)
 			return 2;
+		if (kind == STOP_INT3)
+			kind = STOP_SIGNAL;   /* the program's own: no int3 of ours is in while stepping */
 		if (kind != STOP_SIGNAL)
 			break;
 		/* A signal came first: deliver it with this step instead. */
@@ -683,7 +978,7 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 int swb_step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, struct swb_entry *e, int *status)
 {
 	uint64_t ip;
-	int rc = step(t, sp, tid, 0, e, status, &ip);
+	int rc = step(t, sp, tid, 0, e, status, &ip, true);
 
 	return rc == 2 ? -1 : rc;
 }
@@ -746,9 +1041,85 @@ static bool confirm_partial(const struct plan *p, uint64_t ip, struct swb_window
 	return true;
 }
 
+/* Whether the thread stopped inside a syscall that the kernel restarts when
+ * it resumes (it blocked, and the interrupt broke it off): its ip is past the
+ * syscall instruction, but it will run that syscall again first. */
+static bool in_restarting_syscall(const struct user_regs_struct *r)
+{
+	/* the kernel's internal codes (include/linux/errno.h), not in the uapi */
+	enum { ERESTARTSYS = 512, ERESTARTNOINTR, ERESTARTNOHAND, ERESTART_RESTARTBLOCK = 516 };
+	long ret = -(long)r->rax;
+
+	return (long)r->orig_rax >= 0 && (ret == ERESTARTSYS || ret == ERESTARTNOINTR ||
+					  ret == ERESTARTNOHAND || ret == ERESTART_RESTARTBLOCK);
+}
+
+/* int3 mode: a jump at the thread's ip whose outcome the registers tell is
+ * made by setting the ip. A breakpoint cannot wait at the ip the way a debug
+ * register with the resume flag does, so a one-block loop would otherwise
+ * cost a stop and a step per iteration. 1 taken (*e), 0 fell through, -1 not
+ * such a jump (or the ip could not be set). */
+static int jump_here(pid_t tid, struct swb_space *sp, struct user_regs_struct *r, struct swb_entry *e)
+{
+	const struct swb_ctl *c = swb_decode_run(sp, tid, r->rip);
+	uint64_t to;
+	int taken;
+
+	if (c->addr != r->rip || (c->kind != SWB_JCC && c->kind != SWB_JMP && c->kind != SWB_JMP_IND) ||
+	    c->insn_id == X86_INS_LOOP || c->insn_id == X86_INS_LOOPE || c->insn_id == X86_INS_LOOPNE)
+		return -1;   /* loop also counts rcx down */
+	taken = resolve(tid, c, r, &to);
+	if (taken < 0)
+		return -1;
+	r->rip = taken ? to : c->next;
+	if (ptrace(PTRACE_SETREGS, tid, NULL, r) < 0) {
+		r->rip = c->addr;
+		return -1;
+	}
+	*e = (struct swb_entry){ c->addr, to, perf_type(c->kind) };
+	return taken;
+}
+
+/* Whether the window is full; with seek, whether it stops sliding at ip. */
+static bool window_done(struct swb_tracer *t, const struct swb_window *w, int depth, uint64_t ip, uint64_t p0)
+{
+	if (w->nr < depth)
+		return false;
+	if (t->seek && ip != p0 && w->taken < (uint64_t)(depth + depth / 4))
+		return false;
+	t->seek_hits += t->seek && ip == p0;
+	return true;
+}
+
+/* The rest of a window by single steps alone: where int3 is the breakpoint
+ * and another thread of the process could run into it. */
+static enum swb_result collect_by_steps(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int depth,
+					struct swb_window *w, uint64_t ip, uint64_t p0)
+{
+	struct swb_entry e;
+	int rc;
+
+	t->stepped_windows++;
+	while (!window_done(t, w, depth, ip, p0)) {
+		rc = step(t, sp, tid, 0, &e, &w->status, &ip, false);
+		if (rc < 0)
+			return SWB_FAILED;
+		if (rc == 2)
+			return SWB_EVENT;
+		if (rc == 1)
+			slide(w, depth, &e);
+	}
+	w->ip = ip;
+	return SWB_DONE;
+}
+
 enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int depth,
 			    struct swb_window *w)
 {
+	struct int3s b = { .mem = -1 };
+	struct hold hd = { 0 };
+	enum swb_result res;
+	bool int3, held = false;
 	struct drs d = { .dr7 = 0 };
 	struct plan p;
 	struct user_regs_struct regs;
@@ -762,8 +1133,16 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 	t->windows++;
 	if (get_regs(tid, &regs) < 0)
 		return SWB_FAILED;
+	if (in_restarting_syscall(&regs)) {
+		t->blocked++;
+		return SWB_BLOCKED;
+	}
 	ip = p0 = regs.rip;
 	swb_mem_begin(swb_space_mem(sp), tid);
+	if (!t->bp)
+		t->bp = swb_breakpoints();
+	int3 = t->bp == SWB_BP_INT3;
+	t->spawned = false;
 	for (;;) {
 		uint64_t leaf_addr[MAX_DR];
 		int leaf_node[MAX_DR], nleaves = 0, i, rc;
@@ -776,16 +1155,38 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		 * was interrupted: a time-weighted sample point, like a hardware
 		 * sample's, instead of always a branch target; for a quarter window
 		 * more at most (a loop body is usually shorter). */
-		if (seeking && (!t->seek || ip == p0 || w->taken >= (uint64_t)(depth + depth / 4))) {
-			t->seek_hits += t->seek && ip == p0;
+		if (window_done(t, w, depth, ip, p0))
 			break;
+		if (int3 && !held && !swb_mem_single_thread(swb_space_mem(sp))) {
+			int rc_hold = hold_others(t, tid, &hd);
+
+			if (rc_hold < 0)
+				goto failed;
+			held = rc_hold == 0;
+			t->held_windows += held;
+			if (held)
+				swb_mem_others_held(swb_space_mem(sp));
+		}
+		if (int3 && (t->spawned || (!held && !swb_mem_single_thread(swb_space_mem(sp))))) {
+			res = collect_by_steps(t, sp, tid, depth, w, ip, p0);
+			int3_close(&b);
+			release_others(t, &hd);
+			free(hd.h);
+			return res;
+		}
+		if (int3 && (rc = jump_here(tid, sp, &regs, &e)) >= 0) {
+			t->jumps++;
+			if (rc == 1)
+				slide(w, depth, &e);
+			ip = regs.rip;
+			continue;
 		}
 		/* Without seek the window ends right after its last branch; with
 		 * seek it slides anyway, so plans need not stop there. */
 		if (!pages_current)
 			swb_mem_ran(swb_space_mem(sp));
 		pages_current = false;
-		plan_round(&p, sp, tid, &regs, t->seek ? depth : depth - w->nr, max_leaves);
+		plan_round(&p, sp, tid, &regs, t->seek ? depth : depth - w->nr, max_leaves, !int3);
 		if (t->seek)
 			cut_at(&p, p0, ip, depth - w->nr);
 		for (i = 0; i < p.nr; i++)
@@ -795,9 +1196,9 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 			}
 		if (p.nr == 1 && p.n[0].nr_seg == 1 && leaf_addr[0] == ip) {
 			/* The planned stop is here, not run yet: step it. */
-			if (clear_ip(tid, &d, ip) < 0)
+			if (!int3 && clear_ip(tid, &d, ip) < 0)
 				goto failed;
-			rc = step(t, sp, tid, 0, &e, &w->status, &ip);
+			rc = step(t, sp, tid, 0, &e, &w->status, &ip, false);
 			if (rc < 0)
 				goto failed;
 			if (rc == 2)
@@ -808,15 +1209,19 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 				goto failed;
 			continue;
 		}
-		if (arm(tid, &d, &p, leaf_addr, nleaves) < 0)
+		if ((int3 ? int3_arm(tid, &b, leaf_addr, nleaves) : arm(tid, &d, &p, leaf_addr, nleaves)) < 0)
 			goto failed;
 		t->stops++;
-		if (resume_wait(t, tid, PTRACE_CONT, 0, &w->status, &kind) < 0)
+		rc = resume_wait(t, tid, PTRACE_CONT, 0, &w->status, &kind, 0);
+		int3_disarm(&b);
+		if (rc < 0)
 			goto failed;
 		if (kind == STOP_END)
 			goto event;
 		if (get_regs(tid, &regs) < 0)
 			goto failed;
+		if (kind == STOP_INT3)
+			kind = int3 && int3_ours(tid, &b, &regs) ? STOP_TRAP : STOP_SIGNAL;
 		ip = regs.rip;
 		if (kind == STOP_TRAP) {
 			for (i = 0; i < nleaves && leaf_addr[i] != ip; i++)
@@ -858,9 +1263,9 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 				w->taken = 0;
 			}
 		}
-		if (clear_ip(tid, &d, ip) < 0)
+		if (!int3 && clear_ip(tid, &d, ip) < 0)
 			goto failed;
-		rc = step(t, sp, tid, kind == STOP_SIGNAL ? WSTOPSIG(w->status) : 0, &e, &w->status, &ip);
+		rc = step(t, sp, tid, kind == STOP_SIGNAL ? WSTOPSIG(w->status) : 0, &e, &w->status, &ip, false);
 		if (rc < 0)
 			goto failed;
 		if (rc == 2)
@@ -878,6 +1283,9 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		if (get_regs(tid, &regs) < 0)
 			goto failed;
 	}
+	int3_close(&b);
+	release_others(t, &hd);
+	free(hd.h);
 	if (disarm(tid, &d) < 0)
 		return SWB_FAILED;
 	w->ip = ip;
@@ -885,9 +1293,42 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 event:
 	/* A group-stopped thread runs on later: it must not keep breakpoints
 	 * (after exit or exec there is nothing to clear). */
+	int3_close(&b);
+	release_others(t, &hd);
+	free(hd.h);
 	disarm(tid, &d);
 	return SWB_EVENT;
 failed:
+	int3_close(&b);
+	release_others(t, &hd);
+	free(hd.h);
 	disarm(tid, &d);
 	return SWB_FAILED;
+}
+
+int swb_run_to(struct swb_tracer *t, pid_t tid, uint64_t addr, int *status)
+{
+	struct int3s b = { .mem = -1 };
+	struct drs d = { .dr7 = 0 };
+	struct user_regs_struct regs;
+	enum stop_kind kind = STOP_END;
+	int rc;
+
+	if (!t->bp)
+		t->bp = swb_breakpoints();
+	if (t->bp == SWB_BP_INT3)
+		rc = int3_arm(tid, &b, &addr, 1);
+	else if ((rc = set_dr(tid, 0, addr)) == 0 && (rc = set_dr(tid, 7, 1)) == 0)
+		d.dr7 = 1;
+	if (rc == 0)
+		rc = resume_wait(t, tid, PTRACE_CONT, 0, status, &kind, 0);
+	int3_disarm(&b);
+	if (rc == 0 && kind == STOP_INT3 && get_regs(tid, &regs) == 0 && int3_ours(tid, &b, &regs))
+		kind = STOP_TRAP;
+	int3_close(&b);
+	if (disarm(tid, &d) < 0)
+		rc = -1;
+	if (rc == 0 && kind != STOP_TRAP)
+		rc = oc_err("thread %d did not reach %#" PRIx64, (int)tid, addr);
+	return rc;
 }

@@ -99,7 +99,7 @@ check "flow: recursion: fib's calls and returns balance ($fcalls calls, $frets r
 # Four CPU-bound threads on few CPUs: the tracer gets a share of the CPU
 # and windows of a small part of the samples; a longer run gives every
 # thread some.
-"$OCREC" record -b -q -o thr.data ./threads 3 100000000 >/dev/null 2>&1
+"$OCREC" record -b -q -o thr.data ./threads 3 400000000 >/dev/null 2>&1
 check_eq "threads: exit 0" 0 $?
 check_eq "threads: windows from all 4 threads" 4 "$(perf script -i thr.data -F tid 2>/dev/null | sort -u | wc -l)"
 check_match "threads: windows in thread_work and main_work" 'main_work.*thread_work|thread_work.*main_work' \

@@ -38,20 +38,6 @@ static void other(pid_t pid, int status, void *arg)
 		ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)(status >> 16 ? 0 : WSTOPSIG(status)));
 }
 
-/* Let the program run to addr with a debug-register breakpoint. */
-static int run_to(pid_t pid, uint64_t addr)
-{
-	size_t dr = offsetof(struct user, u_debugreg);
-	int status;
-
-	if (ptrace(PTRACE_POKEUSER, pid, (void *)dr, (void *)(uintptr_t)addr) < 0 ||
-	    ptrace(PTRACE_POKEUSER, pid, (void *)(dr + 7 * 8), (void *)1) < 0 ||
-	    ptrace(PTRACE_CONT, pid, NULL, NULL) < 0 || waitpid(pid, &status, 0) != pid ||
-	    !WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP)
-		return -1;
-	return ptrace(PTRACE_POKEUSER, pid, (void *)(dr + 7 * 8), NULL) < 0 ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct swb_tracer t = { .other = other };
@@ -101,8 +87,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(uintptr_t)PTRACE_O_EXITKILL);
-	if (start && run_to(pid, start) < 0) {
-		fprintf(stderr, "sampler-trace: %s did not reach 0x%" PRIx64 "\n", argv[argi], start);
+	if (start && swb_run_to(&t, pid, start, &status) < 0) {
+		fprintf(stderr, "sampler-trace: %s: %s\n", argv[argi], oc_errmsg());
 		return 2;
 	}
 	sp = swb_space_new();
@@ -143,6 +129,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	fprintf(stderr, "breakpoints: %s\n", swb_breakpoints_name(t.bp ? t.bp : swb_breakpoints()));
 	fprintf(stderr, "windows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64
 		" mismatches %" PRIu64 "\n", t.windows, t.stops, t.steps, t.restarts, t.mismatches);
 	swb_space_free(sp);
