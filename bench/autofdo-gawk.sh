@@ -35,8 +35,11 @@ export LC_ALL="${GAWK_LOCALE:-C.UTF-8}"
 # 1. source
 if [ ! -d src ]; then
 	if ! grep -rqs '^deb-src\|^Types:.*deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		echo "adding a deb-src entry for bookworm (/etc/apt/sources.list.d/ocrec-deb-src.list)"
-		echo "deb-src http://deb.debian.org/debian bookworm main" >/etc/apt/sources.list.d/ocrec-deb-src.list
+		# deb822 form with the archive keyring: a one-line entry without
+		# Signed-By conflicts with Debian 12's debian.sources, and apt refuses both
+		echo "adding a deb-src entry for bookworm (/etc/apt/sources.list.d/ocrec-deb-src.sources)"
+		printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+			>/etc/apt/sources.list.d/ocrec-deb-src.sources
 	fi
 	apt-get update -qq
 	rm -rf fetch && mkdir fetch
