@@ -14,5 +14,7 @@
 void *dlib_open(const char *const *names, const char *pkg);
 /* The symbol sym of handle, or NULL + a warning when it is missing. */
 void *dlib_sym(void *handle, const char *sym);
+/* libpfm4's release ("4.13.0", from its file name) once loaded, else "". */
+const char *dlib_pfm_release(void);
 
 #endif

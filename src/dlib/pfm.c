@@ -1,8 +1,15 @@
 /* pfm.c — the part of libpfm4's API ocrec uses, loaded on first use (dlib.h
  * says why). A missing library makes pfm_initialize() fail, which callers
  * already report. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dlib/dlib.h"
 
@@ -16,6 +23,7 @@ static struct {
 	pfm_err_t (*get_event_info)(int, pfm_os_t, pfm_event_info_t *);
 	pfm_err_t (*get_os_event_encoding)(const char *, int, pfm_os_t, void *);
 } pfm;
+static void *pfm_handle;
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 
 static void pfm_load(void)
@@ -25,6 +33,7 @@ static void pfm_load(void)
 
 	if (!h)
 		return;
+	pfm_handle = h;
 	*(void **)&pfm.terminate = dlib_sym(h, "pfm_terminate");
 	*(void **)&pfm.strerror = dlib_sym(h, "pfm_strerror");
 	*(void **)&pfm.get_pmu_info = dlib_sym(h, "pfm_get_pmu_info");
@@ -43,6 +52,21 @@ pfm_err_t pfm_initialize(void)
 {
 	pthread_once(&pfm_once, pfm_load);
 	return pfm.initialize ? pfm.initialize() : PFM_ERR_NOINIT;
+}
+
+/* libpfm4's API reports no release (pfm_get_version() says 4.0 in 4.13), but its build
+ * names the library after it: libpfm.so.4 links to libpfm.so.4.13.0. */
+const char *dlib_pfm_release(void)
+{
+	static char release[32];
+	struct link_map *lm = NULL;
+	char path[PATH_MAX];
+	const char *so;
+
+	if (!release[0] && pfm_handle && dlinfo(pfm_handle, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
+	    realpath(lm->l_name, path) && (so = strstr(path, ".so.")) && strchr(so + 4, '.'))
+		snprintf(release, sizeof(release), "%s", so + 4);
+	return release;
 }
 
 void pfm_terminate(void)

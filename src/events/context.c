@@ -89,7 +89,7 @@ int ev_resolve(struct ev_context *ctx, const char *spec, struct ev_resolved *out
 		if (pfm_said)
 			sb_printf(&sb, " (%s)", pfm_said);
 		if (!ctx->tables && ctx->no_table_hint)
-			sb_printf(&sb, " (%s)", ctx->no_table_hint);
+			sb_printf(&sb, " (%s)", ev_no_table_hint(ctx));
 		else if (ctx->tables && ctx->tables->builtin)
 			sb_printf(&sb, " (only the built-in architectural events are known offline: run "
 				  "'ocrec download --cpu %s' for the full table)", ctx->cpu.perfmon_id);

@@ -103,6 +103,9 @@ void ev_uncore_unit(struct ev_context *ctx, const char *table_unit, char *out, s
 /* 0, 1 when libpfm4 does not know the name, -1 + oc_err(). */
 int ev_resolve_pfm(struct ev_context *ctx, const char *spec, struct ev_resolved *out);
 void ev_pfm_release(struct ev_context *ctx);
+/* Where a CPU without a table gets its events: "its events come from libpfm4", or why not
+ * (libpfm4 found no core PMU on this machine). Caller frees. */
+char *ev_pfm_coverage(struct ev_context *ctx);
 
 /* --- index.c: a compact copy of the loaded tables in the cache ------------- */
 /* Tables stored under key whose files are unchanged: 0 and *out, 1 on a miss. */
@@ -141,6 +144,7 @@ struct ev_context {
 	bool tables_tried;
 	int tables_error;           /* -1 when loading failed (oc_err() said why) */
 	char *no_table_hint;
+	bool hint_needs_pfm;        /* no_table_hint still lacks ev_pfm_coverage() */
 	int pfm_state;              /* 0 not tried, 1 ready, -1 failed */
 };
 

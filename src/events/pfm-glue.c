@@ -75,6 +75,21 @@ void evpfm_foreach_name(void (*fn)(const char *pmu, const char *name, void *arg)
 	}
 }
 
+const char *evpfm_core_pmu(void)
+{
+	int pmu_id;
+
+	pfm_for_all_pmus(pmu_id) {
+		pfm_pmu_info_t pinfo;
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(pmu_id, &pinfo) == PFM_SUCCESS && pinfo.is_present &&
+		    pinfo.type == PFM_PMU_TYPE_CORE)
+			return pinfo.name;
+	}
+	return NULL;
+}
+
 const char *evpfm_event_desc(const char *pmu, const char *name)
 {
 	char *full = malloc(strlen(pmu) + strlen(name) + 3);

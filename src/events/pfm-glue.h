@@ -17,6 +17,9 @@ int evpfm_encode(const char *spec, void *attr, size_t attr_size, char **fstr, ch
 
 /* Every event of the PMUs libpfm4 found present (after evpfm_acquire()). */
 void evpfm_foreach_name(void (*fn)(const char *pmu, const char *name, void *arg), void *arg);
+/* The name of the core PMU libpfm4 found for this CPU (or LIBPFM_FORCE_PMU's); NULL when
+ * none: its CPU tables do not know this CPU (after evpfm_acquire()). */
+const char *evpfm_core_pmu(void);
 /* libpfm4's description of PMU::NAME; NULL when unknown. */
 const char *evpfm_event_desc(const char *pmu, const char *name);
 

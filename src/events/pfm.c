@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlib/dlib.h"
 #include "events/ev-internal.h"
 #include "events/pfm-glue.h"
 
@@ -21,6 +22,17 @@ void ev_pfm_release(struct ev_context *ctx)
 	if (ctx->pfm_state != 0)
 		evpfm_release();
 	ctx->pfm_state = 0;
+}
+
+char *ev_pfm_coverage(struct ev_context *ctx)
+{
+	const char *rel;
+
+	if (!pfm_ready(ctx) || evpfm_core_pmu())
+		return xstrdup("its events come from libpfm4");
+	rel = dlib_pfm_release();
+	return xasprintf("libpfm4%s%s has no PMU for this machine's CPU: a newer libpfm4 may have one, "
+			 "or LIBPFM_FORCE_PMU=NAME picks one it has", *rel ? " " : "", rel);
 }
 
 /* The sysfs PMU whose type is type ("cpu" for PERF_TYPE_RAW); NULL when none. */

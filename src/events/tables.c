@@ -542,12 +542,16 @@ int ev_tables_load(struct ev_context *ctx)
 		ret = load_indexed(ctx, key, &ctx->tables, load_builtin_cb, NULL);
 		free(key);
 	}
-	if (ret == 1)
-		ctx->no_table_hint = cpu_is_intel(&ctx->cpu) ?
+	if (ret == 1 && cpu_is_intel(&ctx->cpu)) {
+		ctx->no_table_hint =
 			xasprintf("no event table for %s in %s: run 'ocrec download --cpu %s' (or pass --events PATH)",
-				  ctx->cpu.perfmon_id, cache, ctx->cpu.perfmon_id) :
-			xasprintf("no perfmon event table for %s (%s): its events come from libpfm4",
-				  ctx->cpu.perfmon_id, ctx->cpu.vendor);
+				  ctx->cpu.perfmon_id, cache, ctx->cpu.perfmon_id);
+	} else if (ret == 1) {
+		/* libpfm4 is loaded only when the hint is shown (ev_no_table_hint) */
+		ctx->no_table_hint = xasprintf("no perfmon event table for %s (%s)", ctx->cpu.perfmon_id,
+					       ctx->cpu.vendor);
+		ctx->hint_needs_pfm = true;
+	}
 done:
 	free(mapfile);
 	free(cache);
@@ -565,5 +569,12 @@ const char *ev_table_source(struct ev_context *ctx)
 
 const char *ev_no_table_hint(struct ev_context *ctx)
 {
+	if (ctx->hint_needs_pfm) {
+		char *why = ev_pfm_coverage(ctx), *hint = xasprintf("%s: %s", ctx->no_table_hint, why);
+		free(ctx->no_table_hint);
+		free(why);
+		ctx->no_table_hint = hint;
+		ctx->hint_needs_pfm = false;
+	}
 	return ctx->no_table_hint ? ctx->no_table_hint : "";
 }
