@@ -10,7 +10,9 @@
 #      in CPU time (user + sys of the workload) and in wall time
 # Not part of CI. usage: sh bench/autofdo-gawk.sh [BUILD-DIR] [PAIRS] [WORKDIR]
 # (PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile; default 4 at 4000;
-# GAWK_LOCALE sets the locale of the profiled and timed runs, default C.UTF-8)
+# GAWK_LOCALE sets the locale of the profiled and timed runs, default C.UTF-8;
+# GAWK_SCRIPT=FILE.awk [GAWK_INPUT=FILE] profiles and times another workload: its
+# profiles and optimized builds are named after it, the base builds are shared)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -68,7 +70,16 @@ if [ ! -f input.txt ]; then
 		    (rand() < 0.3 ? "GET" : (rand() < 0.5 ? "POST" : "PUT")), int(rand() * 900),
 		    int(rand() * 100), int(rand() * 50), int(rand() * 1000) }' >input.txt
 fi
-cat >work.awk <<'EOF'
+NAME=work
+if [ -n "${GAWK_SCRIPT:-}" ]; then
+	NAME=$(basename "$GAWK_SCRIPT" .awk)
+	case $GAWK_SCRIPT in /*) ;; *) GAWK_SCRIPT=$OLDPWD/$GAWK_SCRIPT ;; esac
+	cp "$GAWK_SCRIPT" "$NAME.awk"
+fi
+INPUT=${GAWK_INPUT:-input.txt}
+case $INPUT in /*) ;; input.txt) ;; *) INPUT=$OLDPWD/$INPUT ;; esac
+[ -f "$INPUT" ] || { echo "autofdo-gawk.sh: no input $INPUT" >&2; exit 2; }
+[ "$NAME" = work ] && cat >work.awk <<'EOF'
 BEGIN { FS = "," }
 {
 	bytes[$2] += $4; hits[$3]++
@@ -93,34 +104,36 @@ PROFILE_FREQ=${PROFILE_FREQ:-4000}
 profile() {  # BUILD FORMAT OUT
 	inputs=
 	for r in $(seq "$PROFILE_RUNS"); do
-		"$OCREC" record -q -b -F "$PROFILE_FREQ" -o "$1.$r.data" "$1/gawk" -f work.awk input.txt >/dev/null
-		inputs="$inputs -i $1.$r.data"
+		"$OCREC" record -q -b -F "$PROFILE_FREQ" -o "$1.$NAME.$r.data" "$1/gawk" -f "$NAME.awk" "$INPUT" >/dev/null
+		inputs="$inputs -i $1.$NAME.$r.data"
 	done
 	# shellcheck disable=SC2086
 	"$OCREC" autofdo $inputs --binary "$1/gawk" --format "$2" -o "$3"
 }
-profile base-gcc gcc gawk.gcov
-profile base-clang llvm gawk.prof
-build fdo-gcc gcc-12 "-O2 -g -fauto-profile=$WORK/gawk.gcov" gawk.gcov
-build fdo-clang clang-14 "-O2 -g -fdebug-info-for-profiling -fprofile-sample-use=$WORK/gawk.prof" gawk.prof
+# the default workload keeps its old names (gawk.gcov, fdo-gcc, ...)
+SUFFIX=; [ "$NAME" = work ] || SUFFIX=-$NAME
+profile base-gcc gcc "gawk$SUFFIX.gcov"
+profile base-clang llvm "gawk$SUFFIX.prof"
+build "fdo-gcc$SUFFIX" gcc-12 "-O2 -g -fauto-profile=$WORK/gawk$SUFFIX.gcov" "gawk$SUFFIX.gcov"
+build "fdo-clang$SUFFIX" clang-14 "-O2 -g -fdebug-info-for-profiling -fprofile-sample-use=$WORK/gawk$SUFFIX.prof" "gawk$SUFFIX.prof"
 # the optimized builds must compute the same result
-for b in base-gcc fdo-gcc base-clang fdo-clang; do
-	"$b/gawk" -f work.awk input.txt >"$b.out"
+for b in base-gcc "fdo-gcc$SUFFIX" base-clang "fdo-clang$SUFFIX"; do
+	"$b/gawk" -f "$NAME.awk" "$INPUT" >"$b.out"
 	cmp -s base-gcc.out "$b.out" || { echo "autofdo-gawk.sh: $b/gawk prints a different result" >&2; exit 1; }
 done
-echo "result: $(cat base-gcc.out) (LC_ALL=$LC_ALL)"
+echo "workload: $NAME.awk on $INPUT; result: $(head -c 200 base-gcc.out | head -n 3) (LC_ALL=$LC_ALL)"
 
 # 5. interleaved pairs; the order inside a pair alternates. CPU time (user +
 # sys from wait4) is printed beside wall time: it leaves out the time the
 # workload waits for a core on a shared machine (not the slowdown from
 # sharing its caches).
 measure() {  # BASE OPT LABEL
-	python3 - "$1/gawk" "$2/gawk" "$PAIRS" "$3" <<'EOF'
+	python3 - "$1/gawk" "$2/gawk" "$PAIRS" "$3" "$NAME.awk" "$INPUT" <<'EOF'
 import os, statistics, subprocess, sys, time
-base, opt, pairs, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+base, opt, pairs, label, script, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 def run(prog):
     t = time.perf_counter()
-    p = subprocess.Popen([prog, "-f", "work.awk", "input.txt"], stdout=subprocess.DEVNULL)
+    p = subprocess.Popen([prog, "-f", script, data], stdout=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     if status:
         sys.exit(f"autofdo-gawk.sh: {prog} failed (wait status {status})")
@@ -139,5 +152,5 @@ for k, name in ((1, "cpu "), (0, "wall")):
           f"speedup {100*(m-1):+.1f}% ± {100*half:.1f}% (95% interval, {pairs} interleaved pairs)")
 EOF
 }
-measure base-gcc fdo-gcc "gcc-12   -fauto-profile       "
-measure base-clang fdo-clang "clang-14 -fprofile-sample-use "
+measure base-gcc "fdo-gcc$SUFFIX" "gcc-12   -fauto-profile       "
+measure base-clang "fdo-clang$SUFFIX" "clang-14 -fprofile-sample-use "
