@@ -1091,23 +1091,29 @@ static bool window_done(struct swb_tracer *t, const struct swb_window *w, int de
 	return true;
 }
 
+/* One single step inside a window, its branch added: as step(). */
+static int step_window(struct swb_tracer *t, struct swb_space *sp, pid_t tid, struct swb_window *w, int depth,
+		       uint64_t *ip)
+{
+	struct swb_entry e;
+	int rc = step(t, sp, tid, 0, &e, &w->status, ip, false);
+
+	if (rc == 1)
+		slide(w, depth, &e);
+	return rc;
+}
+
 /* The rest of a window by single steps alone: where int3 is the breakpoint
  * and another thread of the process could run into it. */
 static enum swb_result collect_by_steps(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int depth,
 					struct swb_window *w, uint64_t ip, uint64_t p0)
 {
-	struct swb_entry e;
-	int rc;
-
 	t->stepped_windows++;
 	while (!window_done(t, w, depth, ip, p0)) {
-		rc = step(t, sp, tid, 0, &e, &w->status, &ip, false);
-		if (rc < 0)
-			return SWB_FAILED;
-		if (rc == 2)
-			return SWB_EVENT;
-		if (rc == 1)
-			slide(w, depth, &e);
+		int rc = step_window(t, sp, tid, w, depth, &ip);
+
+		if (rc < 0 || rc == 2)
+			return rc < 0 ? SWB_FAILED : SWB_EVENT;
 	}
 	w->ip = ip;
 	return SWB_DONE;
@@ -1198,13 +1204,11 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 			/* The planned stop is here, not run yet: step it. */
 			if (!int3 && clear_ip(tid, &d, ip) < 0)
 				goto failed;
-			rc = step(t, sp, tid, 0, &e, &w->status, &ip, false);
+			rc = step_window(t, sp, tid, w, depth, &ip);
 			if (rc < 0)
 				goto failed;
 			if (rc == 2)
 				goto event;
-			if (rc == 1)
-				slide(w, depth, &e);
 			if (get_regs(tid, &regs) < 0)
 				goto failed;
 			continue;
