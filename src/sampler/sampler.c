@@ -607,19 +607,12 @@ static int record_loop(struct session *s)
 		reap(s);
 		if (s->workload_done || detach || (s->attached && kill(s->attached, 0) < 0))
 			break;
-		if (s->nr_pending) {
-			size_t i;
-
-			for (i = 0; i < s->nr_pending && !s->workload_done; i++)
-				if (take_window(s, &s->pending[i]) < 0)
-					return -1;
-			s->nr_pending = 0;
-			continue;
-		}
-		ready = poll(s->pfds, s->nr_rings + 1, 100);
+		/* With samples waiting, only a look at the signals: a workload
+		 * whose threads keep the timer busy must not keep Ctrl-C out. */
+		ready = poll(s->pfds, s->nr_rings + 1, s->nr_pending ? 0 : 100);
 		if (ready < 0 && errno != EINTR)
 			return oc_err_errno("poll");
-		if (ready > 0)
+		if (ready > 0 && !s->nr_pending)
 			s->wakeups++;
 		if (s->pfds[s->nr_rings].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -636,6 +629,14 @@ static int record_loop(struct session *s)
 				stopping = true;
 			}
 		}
+		if (s->nr_pending && !detach) {
+			size_t i;
+
+			for (i = 0; i < s->nr_pending && !s->workload_done; i++)
+				if (take_window(s, &s->pending[i]) < 0)
+					return -1;
+		}
+		s->nr_pending = 0;
 	}
 	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
 	return drain(s);

@@ -123,6 +123,26 @@ check_match "-p: windows from several threads" '^[2-9]$|^[1-9][0-9]+$' \
 check_match "-p: symbols resolve from the synthesized maps" 'thread_work|main_work' \
 	"$(perf script -i attach.data -F ip,sym 2>/dev/null | sort -u | tr '\n' ' ')"
 
+# -p and Ctrl-C: SIGINT stops the recording and detaches even while busy threads
+# keep samples waiting (they kept the signal out for 20-30 s); the process runs on.
+./threads 3 100000000000 >/dev/null 2>&1 &
+pid=$!
+sleep 0.1
+$REC -q -F 1000 -o int.data -p $pid >/dev/null 2>&1 &
+rec=$!
+sleep 1
+kill -INT $rec
+# a bound for liveness only: the recorder stops within a second here
+waited=0
+while kill -0 $rec 2>/dev/null && [ $waited -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
+check_eq "-p: SIGINT ends the recording of a busy multi-threaded process" gone \
+	"$(kill -0 $rec 2>/dev/null && echo "still recording after 15 s" || echo gone)"
+kill $rec 2>/dev/null; wait $rec
+check_eq "-p: the recorder exits 0 after SIGINT" 0 $?
+check_eq "-p: the process runs on after the detach" running "$(kill -0 $pid 2>/dev/null && echo running)"
+kill $pid 2>/dev/null; wait $pid 2>/dev/null
+check_match "-p: windows recorded before SIGINT" '^[1-9]' "$(perf script -i int.data 2>/dev/null | wc -l)"
+
 # Through the command line, when it offers the software sampler.
 if "$OCREC" record --help 2>&1 | grep -q branch-sampler; then
 	"$OCREC" record -b --branch-sampler=software -F 1000 -o cli.data ./div >cli.out 2>&1
