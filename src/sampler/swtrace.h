@@ -105,6 +105,8 @@ enum swb_bp { SWB_BP_AUTO, SWB_BP_DEBUGREG, SWB_BP_INT3 };
  * OCREC_SAMPLER_BREAKPOINTS=int3|debugreg chooses instead, for tests). */
 enum swb_bp swb_breakpoints(void);
 const char *swb_breakpoints_name(enum swb_bp bp);
+/* Why: "debug registers do not fire here", or the environment variable. */
+const char *swb_breakpoints_why(void);
 
 struct swb_tracer {
 	swb_other_fn other;

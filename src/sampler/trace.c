@@ -683,6 +683,8 @@ static bool debugregs_fire(void)
 	return fired;
 }
 
+static const char *breakpoints_why;
+
 enum swb_bp swb_breakpoints(void)
 {
 	static enum swb_bp mode;
@@ -691,13 +693,22 @@ enum swb_bp swb_breakpoints(void)
 	if (mode != SWB_BP_AUTO)
 		return mode;
 	env = getenv("OCREC_SAMPLER_BREAKPOINTS");
-	if (env && strcmp(env, "int3") == 0)
+	breakpoints_why = "OCREC_SAMPLER_BREAKPOINTS";
+	if (env && strcmp(env, "int3") == 0) {
 		mode = SWB_BP_INT3;
-	else if (env && strcmp(env, "debugreg") == 0)
+	} else if (env && strcmp(env, "debugreg") == 0) {
 		mode = SWB_BP_DEBUGREG;
-	else
+	} else {
 		mode = debugregs_fire() ? SWB_BP_DEBUGREG : SWB_BP_INT3;
+		breakpoints_why = mode == SWB_BP_INT3 ? "debug registers do not fire here" : "they fire here";
+	}
 	return mode;
+}
+
+const char *swb_breakpoints_why(void)
+{
+	swb_breakpoints();
+	return breakpoints_why;
 }
 
 const char *swb_breakpoints_name(enum swb_bp bp)

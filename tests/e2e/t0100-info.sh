@@ -37,6 +37,21 @@ check_eq "PMUs as in /sys" "$(ls /sys/bus/event_source/devices | LC_ALL=C sort |
 	"$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["kernel"]["pmus"]) + " ")' "$TMP/live.json")"
 check_eq "perf_event_paranoid as /proc" "$(cat /proc/sys/kernel/perf_event_paranoid)" \
 	"$(jget "$TMP/live.json" kernel.perf_event_paranoid)"
+# how the software sampler stops threads: what a recording reports using
+case $(uname -m) in
+x86_64)
+	used=$("$OCREC" record -v -b --branch-sampler=software -o "$TMP/bp.data" true 2>&1 |
+		sed -n 's/.* stops at \(int3\|debug registers\),.*/\1/p')
+	check_match "a recording names its breakpoints" '^(int3|debug registers)$' "$used"
+	case $used in int3) want=int3 text='int3 written into the code' ;; *) want=debug-registers text='debug registers' ;; esac
+	check_eq "--json: the sampler's breakpoints are the recording's" "$want" \
+		"$(jget "$TMP/live.json" kernel.sampler_breakpoints)"
+	check_match "text: the sampler's breakpoints are the recording's" "sampler stops at: +$text \\(" "$out"
+	check_eq "OCREC_SAMPLER_BREAKPOINTS chooses them" "debug registers (OCREC_SAMPLER_BREAKPOINTS)" \
+		"$(OCREC_SAMPLER_BREAKPOINTS=debugreg "$OCREC" info | sed -n 's/^  sampler stops at: *//p')"
+	;;
+*) skip "sampler breakpoints" "the software branch sampler is x86-64 only" ;;
+esac
 if [ -d /sys/bus/event_source/devices/cpu ] || [ -d /sys/bus/event_source/devices/cpu_core ]; then
 	skip "no-core-PMU truth" "this machine has a core PMU"
 else
@@ -172,8 +187,9 @@ OCREC_SYSFS=$FIX/sysfs-adl/sys "$OCREC" info --json >"$TMP/s.json"
 check_eq "\$OCREC_SYSFS hybrid tree" "cpu_core true true" \
 	"$(jget "$TMP/s.json" kernel.core_pmu kernel.hybrid kernel.branch_stack)"
 "$OCREC" info --json --sysfs "$FIX/sysfs-nopmu/sys" >"$TMP/s.json"
-check_eq "VM tree: no core PMU → software sampler" "null false software-sampler" \
-	"$(jget "$TMP/s.json" kernel.core_pmu kernel.branch_stack kernel.branch_recorder)"
+check_eq "VM tree: no core PMU → software sampler; its breakpoints are not the tree's to tell" \
+	"null false software-sampler null" \
+	"$(jget "$TMP/s.json" kernel.core_pmu kernel.branch_stack kernel.branch_recorder kernel.sampler_breakpoints)"
 "$OCREC" info --json --sysfs "$FIX/sysfs-old-kernel/sys" >"$TMP/s.json"
 check_eq "tree without caps/branches or proc" "null false null" \
 	"$(jget "$TMP/s.json" kernel.caps_branches kernel.branch_stack kernel.perf_event_paranoid)"
