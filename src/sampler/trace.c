@@ -725,20 +725,33 @@ static uint64_t monotonic_ns(void)
 }
 
 /* The next report of any traced thread; 0 when none came by the deadline
- * (monotonic ns, 0: none), -1 on error. */
+ * (monotonic ns, 0: none), -1 on error. With a deadline it sleeps until
+ * SIGCHLD (every ptrace stop raises one), blocked meanwhile so that it stays
+ * pending for sigtimedwait. */
 static pid_t wait_report(int *status, uint64_t deadline)
 {
-	for (;;) {
-		pid_t p = waitpid(-1, status, __WALL | (deadline ? WNOHANG : 0));
+	sigset_t chld, old;
+	pid_t p;
 
+	if (deadline) {
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, &old);
+	}
+	for (;;) {
+		uint64_t now;
+
+		p = waitpid(-1, status, __WALL | (deadline ? WNOHANG : 0));
 		if (p < 0 && errno == EINTR)
 			continue;
-		if (p < 0)
-			return oc_err_errno("waitpid");
-		if (p > 0 || monotonic_ns() >= deadline)
-			return p;
-		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+		if (p != 0 || (now = monotonic_ns()) >= deadline)
+			break;
+		sigtimedwait(&chld, NULL, &(struct timespec){ (time_t)((deadline - now) / 1000000000u),
+							     (long)((deadline - now) % 1000000000u) });
 	}
+	if (deadline && !sigismember(&old, SIGCHLD))
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	return p < 0 ? oc_err_errno("waitpid") : p;
 }
 
 static void pass_on(struct swb_tracer *t, pid_t pid, int status)
@@ -862,6 +875,12 @@ static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
  * the whole workload, until it returns. */
 #define SYSCALL_LIMIT_NS 2000000u
 
+/* How long a thread may run towards its breakpoints: a round is planned
+ * code up to the next unknown branch, microseconds of work. Only a thread
+ * that left the plan unseen runs longer; it is stopped and the window
+ * dropped, rather than the timer staying off until the program ends. */
+#define ROUND_LIMIT_NS 100000000u
+
 /* STOP_HANDLER: a step delivered a signal and stopped at its handler's entry;
  * STOP_INT3: an int3 ran (ours or the program's). */
 enum stop_kind { STOP_TRAP, STOP_HANDLER, STOP_INT3, STOP_SIGNAL, STOP_END };
@@ -883,7 +902,10 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 		sig = 0;
 		rc = wait_for(t, tid, status, limit);
 		if (rc == 1) {
-			t->blocked++;
+			if (request == PTRACE_SINGLESTEP)
+				t->blocked++;
+			else
+				t->lost++;
 			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
 				return oc_err_errno("thread %d: cannot interrupt", (int)tid);
 			rc = wait_for(t, tid, status, 0);
@@ -1227,7 +1249,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		if ((int3 ? int3_arm(tid, &b, leaf_addr, nleaves) : arm(tid, &d, &p, leaf_addr, nleaves)) < 0)
 			goto failed;
 		t->stops++;
-		rc = resume_wait(t, tid, PTRACE_CONT, 0, &w->status, &kind, 0);
+		rc = resume_wait(t, tid, PTRACE_CONT, 0, &w->status, &kind, ROUND_LIMIT_NS);
 		int3_disarm(&b);
 		if (rc < 0)
 			goto failed;
