@@ -45,18 +45,16 @@ static const char *branch_recorder(const struct kernel_pmu *k)
 }
 
 /* How the software sampler stops threads here (it probes with a child
- * process); NULL for a --sysfs tree, which is not this machine. */
-static const char *sampler_breakpoints(const char *root)
+ * process); SWB_BP_AUTO for a --sysfs tree, which is not this machine. */
+static enum swb_bp sampler_breakpoints(const char *root)
 {
-	if (strcmp(root, "/sys") != 0)
-		return NULL;
-	return swb_breakpoints() == SWB_BP_INT3 ? "int3" : "debug-registers";
+	return strcmp(root, "/sys") == 0 ? swb_breakpoints() : SWB_BP_AUTO;
 }
 
 static void print_text(const struct cpu_desc *c, const struct cpu_source *src,
 		       const struct kernel_pmu *k, const char *root)
 {
-	const char *bp;
+	enum swb_bp bp;
 	int i;
 
 	printf("CPU (%s%s)\n", cpu_origin(src), c->have_cpuid && !src->cpuid ? ", CPUID" : "");
@@ -100,8 +98,8 @@ static void print_text(const struct cpu_desc *c, const struct cpu_source *src,
 		printf("  perf_event_paranoid: unreadable\n");
 	printf("  record -b uses:      %s\n", k->branch_stack ? "hardware branch records" :
 	       "the software branch sampler (no hardware branch stack here)");
-	if ((bp = sampler_breakpoints(root)))
-		printf("  sampler stops at:    %s (%s)\n", strcmp(bp, "int3") == 0 ?
+	if ((bp = sampler_breakpoints(root)) != SWB_BP_AUTO)
+		printf("  sampler stops at:    %s (%s)\n", bp == SWB_BP_INT3 ?
 		       "int3 written into the code" : "debug registers", swb_breakpoints_why());
 }
 
@@ -115,7 +113,7 @@ static void print_json(const struct cpu_desc *c, const struct cpu_source *src,
 {
 	json_t *cpu = json_object(), *lbr = json_object(), *kern = json_object(), *pmus = json_array();
 	json_t *top = json_object();
-	const char *bp;
+	enum swb_bp bp;
 	char *text;
 	int i;
 
@@ -146,7 +144,8 @@ static void print_json(const struct cpu_desc *c, const struct cpu_source *src,
 			    int_or_null(k->perf_event_paranoid, k->perf_event_paranoid != -99));
 	json_object_set_new(kern, "branch_recorder", json_string(branch_recorder(k)));
 	bp = sampler_breakpoints(root);
-	json_object_set_new(kern, "sampler_breakpoints", bp ? json_string(bp) : json_null());
+	json_object_set_new(kern, "sampler_breakpoints", bp == SWB_BP_AUTO ? json_null() :
+			    json_string(bp == SWB_BP_INT3 ? "int3" : "debug-registers"));
 
 	json_object_set_new(top, "cpu", cpu);
 	json_object_set_new(top, "lbr", lbr);

@@ -79,14 +79,6 @@ struct session {
 	int error;                /* a record callback failed */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static struct swb_space *space_of(struct session *s, pid_t pid)
 {
 	size_t i;

@@ -125,7 +125,6 @@ struct swb_tracer {
 	uint64_t stops, steps, windows, restarts, seek_hits, mismatches;
 	uint64_t stepped_windows;   /* collected by single steps alone (int3 and threads) */
 	uint64_t held_windows;      /* int3 windows that held the process's other threads */
-	uint64_t jumps;         /* int3 mode: jumps made by setting the ip */
 	uint64_t blocked;       /* windows ended at a syscall that blocked, or not begun in one */
 	uint64_t lost;          /* windows whose thread ran past every breakpoint (a planner bug) */
 	bool spawned;           /* internal: the window's thread made a thread */

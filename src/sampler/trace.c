@@ -716,14 +716,6 @@ const char *swb_breakpoints_name(enum swb_bp bp)
 	return bp == SWB_BP_INT3 ? "int3" : "debug registers";
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The next report of any traced thread; 0 when none came by the deadline
  * (monotonic ns, 0: none), -1 on error. With a deadline it sleeps until
  * SIGCHLD (every ptrace stop raises one), blocked meanwhile so that it stays
@@ -744,7 +736,7 @@ static pid_t wait_report(int *status, uint64_t deadline)
 		p = waitpid(-1, status, __WALL | (deadline ? WNOHANG : 0));
 		if (p < 0 && errno == EINTR)
 			continue;
-		if (p != 0 || (now = monotonic_ns()) >= deadline)
+		if (p != 0 || (now = now_ns()) >= deadline)
 			break;
 		sigtimedwait(&chld, NULL, &(struct timespec){ (time_t)((deadline - now) / 1000000000u),
 							     (long)((deadline - now) % 1000000000u) });
@@ -766,7 +758,7 @@ static void pass_on(struct swb_tracer *t, pid_t pid, int status)
  * (ns, 0: none), 1 when tid has not reported by then. */
 static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit)
 {
-	uint64_t deadline = limit ? monotonic_ns() + limit : 0;
+	uint64_t deadline = limit ? now_ns() + limit : 0;
 
 	for (;;) {
 		pid_t p = wait_report(status, deadline);
@@ -822,7 +814,7 @@ static void release_others(struct swb_tracer *t, struct hold *hd)
  * others report their interrupt later), -1 on error. */
 static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
 {
-	uint64_t deadline = monotonic_ns() + HOLD_LIMIT_NS;
+	uint64_t deadline = now_ns() + HOLD_LIMIT_NS;
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
@@ -1136,6 +1128,16 @@ static int step_window(struct swb_tracer *t, struct swb_space *sp, pid_t tid, st
 	return rc;
 }
 
+/* However a window ends: its int3s out, the other threads running again. */
+static void end_window(struct swb_tracer *t, struct int3s *b, struct hold *hd)
+{
+	int3_close(b);
+	release_others(t, hd);
+	free(hd->h);
+	hd->h = NULL;
+	hd->nr = hd->cap = 0;
+}
+
 /* The rest of a window by single steps alone: where int3 is the breakpoint
  * and another thread of the process could run into it. */
 static enum swb_result collect_by_steps(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int depth,
@@ -1208,13 +1210,10 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		}
 		if (int3 && (t->spawned || (!held && !swb_mem_single_thread(swb_space_mem(sp))))) {
 			res = collect_by_steps(t, sp, tid, depth, w, ip, p0);
-			int3_close(&b);
-			release_others(t, &hd);
-			free(hd.h);
+			end_window(t, &b, &hd);
 			return res;
 		}
 		if (int3 && (rc = jump_here(tid, sp, &regs, &e)) >= 0) {
-			t->jumps++;
 			if (rc == 1)
 				slide(w, depth, &e);
 			ip = regs.rip;
@@ -1320,9 +1319,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		if (get_regs(tid, &regs) < 0)
 			goto failed;
 	}
-	int3_close(&b);
-	release_others(t, &hd);
-	free(hd.h);
+	end_window(t, &b, &hd);
 	if (disarm(tid, &d) < 0)
 		return SWB_FAILED;
 	w->ip = ip;
@@ -1330,15 +1327,11 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 event:
 	/* A group-stopped thread runs on later: it must not keep breakpoints
 	 * (after exit or exec there is nothing to clear). */
-	int3_close(&b);
-	release_others(t, &hd);
-	free(hd.h);
+	end_window(t, &b, &hd);
 	disarm(tid, &d);
 	return SWB_EVENT;
 failed:
-	int3_close(&b);
-	release_others(t, &hd);
-	free(hd.h);
+	end_window(t, &b, &hd);
 	disarm(tid, &d);
 	return SWB_FAILED;
 }

@@ -118,6 +118,7 @@ static inline uint64_t hash_words(const uint64_t *w, size_t n)
 
 /* --- time / terminal --------------------------------------------------- */
 double now_seconds(void);          /* CLOCK_MONOTONIC */
+uint64_t now_ns(void);             /* CLOCK_MONOTONIC */
 bool isatty_stdout(void);
 bool isatty_stderr(void);
 
