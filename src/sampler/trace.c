@@ -756,15 +756,59 @@ static void pass_on(struct swb_tracer *t, pid_t pid, int status)
 
 /* Wait for tid, handing other threads' reports to the caller; with a limit
  * (ns, 0: none), 1 when tid has not reported by then. */
+/* What the kernel says of a thread that has not stopped: its state letter
+ * ('R', 'S', 'D'...) and the time it has spent on a CPU (ns; 0 unknown). */
+static char thread_state(pid_t tid, uint64_t *cpu_ns)
+{
+	char path[64], *stat, *end, state = '?';
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	stat = read_line_file(path);
+	if (stat && (end = strrchr(stat, ')')) && end[1] == ' ')
+		state = end[2];
+	free(stat);
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
+	stat = read_line_file(path);
+	*cpu_ns = stat ? strtoull(stat, NULL, 10) : 0;
+	free(stat);
+	return state;
+}
+
+/* Whether a thread that is past its limit is really held up: asleep in the
+ * kernel, or running that long on a CPU since it was first past it. A thread
+ * that is merely waiting for a CPU (a loaded machine) is not. */
+static bool overran(pid_t tid, uint64_t limit, uint64_t *cpu_at_limit)
+{
+	uint64_t cpu;
+	char state = thread_state(tid, &cpu);
+
+	if (state == 'S')
+		return true;
+	if (!cpu)
+		return true;    /* no schedstat: the wall-clock limit is all there is */
+	if (!*cpu_at_limit) {
+		*cpu_at_limit = cpu;
+		return false;
+	}
+	return cpu - *cpu_at_limit >= limit;
+}
+
+/* 0 tid reported (in *status), 1 it overran limit (ns; 0 none), -1 error. */
 static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit)
 {
-	uint64_t deadline = limit ? now_ns() + limit : 0;
+	uint64_t deadline = limit ? now_ns() + limit : 0, cpu_at_limit = 0;
 
 	for (;;) {
 		pid_t p = wait_report(status, deadline);
 
-		if (p <= 0)
-			return p < 0 ? -1 : 1;
+		if (p < 0)
+			return -1;
+		if (p == 0) {
+			if (overran(tid, limit, &cpu_at_limit))
+				return 1;
+			deadline = now_ns() + limit;
+			continue;
+		}
 		if (p == tid)
 			return 0;
 		pass_on(t, p, *status);
@@ -864,13 +908,15 @@ static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
 
 /* How long a window waits for a syscall it steps: one that blocks (wait4 on
  * a child, a read from a pipe) would hold the window, with the timer off for
- * the whole workload, until it returns. */
+ * the whole workload, until it returns. Past it, a thread asleep is
+ * interrupted; one still runnable is given the limit again (see overran). */
 #define SYSCALL_LIMIT_NS 2000000u
 
 /* How long a thread may run towards its breakpoints: a round is planned
  * code up to the next unknown branch, microseconds of work. Only a thread
- * that left the plan unseen runs longer; it is stopped and the window
- * dropped, rather than the timer staying off until the program ends. */
+ * that left the plan unseen runs longer (on a CPU, or asleep in a syscall
+ * it was not to reach); it is stopped and the window dropped, rather than
+ * the timer staying off until the program ends. */
 #define ROUND_LIMIT_NS 100000000u
 
 /* STOP_HANDLER: a step delivered a signal and stopped at its handler's entry;

@@ -42,9 +42,10 @@ exact() {
 		check_files_eq "$_n: windows of $depth ($leaves leaves) = single-step trace" \
 			"$TMP/$_n.full" "$TMP/$_n.win"
 		# a plan that ran otherwise but rejoined would not show in the
-		# trace: the registers at each stop are the planned ones
-		check_match "$_n: windows of $depth: registers at every stop as planned" \
-			' mismatches 0$' "$(tail -n 1 "$TMP/$_n.err")"
+		# trace: the registers at each stop are the planned ones; and no
+		# window was dropped (a thread that overran its limit)
+		check_match "$_n: windows of $depth: registers at every stop as planned, none dropped" \
+			' mismatches 0 blocked 0 lost 0$' "$(tail -n 1 "$TMP/$_n.err")"
 	done
 }
 
@@ -59,6 +60,23 @@ exact memory "$TMP/memory" 20
 exact int3 "$TMP/int3" 50
 check_eq "int3: the program's own traps are delivered (exit 0)" "exit 0" "$(tail -n 1 "$TMP/int3.full")"
 check_eq "int3: and so they are between windows" "exit 0" "$(tail -n 1 "$TMP/int3.win")"
+
+# A loaded machine: the program waits for a CPU (here at idle priority beside
+# a busy loop on its CPU; the helper unstarves itself) far longer than the
+# limits a round or a syscall step has. It neither ran away from its plan
+# nor blocked: no window may be dropped for that.
+if [ -n "$static" ] && command -v taskset >/dev/null && command -v chrt >/dev/null; then
+	"$HELPER" full $(start_of "$TMP/flow") -- "$TMP/flow" 3 >"$TMP/short.full" 2>/dev/null
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	taskset -c 0 chrt --idle 0 "$HELPER" windows 32 $(start_of "$TMP/flow") -- "$TMP/flow" 3 \
+		>"$TMP/starved.win" 2>"$TMP/starved.err"
+	kill $hog
+	check_files_eq "a starved program: windows of 32 = single-step trace" "$TMP/short.full" "$TMP/starved.win"
+	check_match "a starved program: no window dropped" ' blocked 0 lost 0$' "$(tail -n 1 "$TMP/starved.err")"
+else
+	skip "a starved program" "needs a static libc, taskset and chrt"
+fi
 
 # The engine stops threads with debug registers where they fire, else with
 # int3 written into the code (some hypervisors do not pass debug registers
@@ -104,10 +122,13 @@ check_files_eq "dynamic flow from exec: windows of 32 = single-step trace" "$TMP
 # (emu.c); one wrong guess there would show as a difference here.
 if command -v mawk >/dev/null 2>&1; then
 	prog='BEGIN { for (i = 0; i < 30; i++) s += i % 7; print s }'
-	"$HELPER" full -- mawk "$prog" >"$TMP/mawk.full" 2>/dev/null
-	"$HELPER" windows 32 -- mawk "$prog" >"$TMP/mawk.win" 2>/dev/null
+	"$HELPER" full -- mawk "$prog" >"$TMP/mawk.full" 2>"$TMP/mawk.full.err"
+	"$HELPER" windows 32 -- mawk "$prog" >"$TMP/mawk.win" 2>"$TMP/mawk.err"
 	check_match "mawk from exec: a long trace" '^[0-9]{5,}$' "$(wc -l <"$TMP/mawk.full")"
 	check_files_eq "mawk from exec: windows of 32 = single-step trace" "$TMP/mawk.full" "$TMP/mawk.win"
+	# a syscall step that waits for a CPU on a loaded machine is not a
+	# blocking syscall: no window may be dropped for it
+	check_match "mawk from exec: no window dropped" ' blocked 0 lost 0$' "$(tail -n 1 "$TMP/mawk.err")"
 else
 	skip "mawk from exec" "mawk is not installed"
 fi

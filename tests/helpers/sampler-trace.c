@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,21 @@ static void other(pid_t pid, int status, void *arg)
 	(void)arg;
 	if (WIFSTOPPED(status))
 		ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)(status >> 16 ? 0 : WSTOPSIG(status)));
+}
+
+/* The tracer runs at normal priority on every CPU, whatever the helper was
+ * started with (taskset, chrt --idle): so a test can starve the program
+ * alone, as a loaded machine does. */
+static void unstarve(void)
+{
+	cpu_set_t all;
+	long n = sysconf(_SC_NPROCESSORS_CONF), i;
+
+	CPU_ZERO(&all);
+	for (i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &all);
+	sched_setaffinity(0, sizeof(all), &all);
+	sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){ 0 });
 }
 
 int main(int argc, char **argv)
@@ -82,6 +98,7 @@ int main(int argc, char **argv)
 		execvp(argv[argi], argv + argi);
 		_exit(127);
 	}
+	unstarve();
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
 		fprintf(stderr, "sampler-trace: %s did not start\n", argv[argi]);
 		return 2;
@@ -131,7 +148,8 @@ int main(int argc, char **argv)
 	printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	fprintf(stderr, "breakpoints: %s\n", swb_breakpoints_name(t.bp ? t.bp : swb_breakpoints()));
 	fprintf(stderr, "windows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64
-		" mismatches %" PRIu64 "\n", t.windows, t.stops, t.steps, t.restarts, t.mismatches);
+		" mismatches %" PRIu64 " blocked %" PRIu64 " lost %" PRIu64 "\n", t.windows, t.stops, t.steps,
+		t.restarts, t.mismatches, t.blocked, t.lost);
 	swb_space_free(sp);
 	return 0;
 usage:
