@@ -430,19 +430,9 @@ static bool software_sampler_takes_over(const struct recording *r, int err)
 /* Whether process pid still runs (a zombie has ended). */
 static bool process_alive(pid_t pid)
 {
-	char path[64], *s, *p;
-	bool alive;
+	char state = proc_state((int)pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	s = read_line_file(path);
-	if (!s) {
-		oc_err_clear();
-		return false;
-	}
-	p = strrchr(s, ')');   /* after the comm, which may hold spaces and parentheses */
-	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-	free(s);
-	return alive;
+	return state && state != 'Z' && state != 'X';
 }
 
 /* Wait for the end: the workload exits, the attached process goes, or a

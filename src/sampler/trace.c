@@ -754,38 +754,24 @@ static void pass_on(struct swb_tracer *t, pid_t pid, int status)
 		ptrace(PTRACE_CONT, pid, NULL, NULL);
 }
 
-/* Wait for tid, handing other threads' reports to the caller; with a limit
- * (ns, 0: none), 1 when tid has not reported by then. */
-/* What the kernel says of a thread that has not stopped: its state letter
- * ('R', 'S', 'D'...) and the time it has spent on a CPU (ns; 0 unknown). */
-static char thread_state(pid_t tid, uint64_t *cpu_ns)
-{
-	char path[64], *stat, *end, state = '?';
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	stat = read_line_file(path);
-	if (stat && (end = strrchr(stat, ')')) && end[1] == ' ')
-		state = end[2];
-	free(stat);
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
-	stat = read_line_file(path);
-	*cpu_ns = stat ? strtoull(stat, NULL, 10) : 0;
-	free(stat);
-	return state;
-}
-
 /* Whether a thread that is past its limit is really held up: asleep in the
  * kernel, or running that long on a CPU since it was first past it. A thread
  * that is merely waiting for a CPU (a loaded machine) is not. */
 static bool overran(pid_t tid, uint64_t limit, uint64_t *cpu_at_limit)
 {
+	char path[64], *sched;
 	uint64_t cpu;
-	char state = thread_state(tid, &cpu);
 
-	if (state == 'S')
+	if (proc_state((int)tid) == 'S')
 		return true;
-	if (!cpu)
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
+	sched = read_line_file(path);
+	if (!sched) {
+		oc_err_clear();
 		return true;    /* no schedstat: the wall-clock limit is all there is */
+	}
+	cpu = strtoull(sched, NULL, 10);   /* ns on a CPU */
+	free(sched);
 	if (!*cpu_at_limit) {
 		*cpu_at_limit = cpu;
 		return false;
@@ -793,7 +779,8 @@ static bool overran(pid_t tid, uint64_t limit, uint64_t *cpu_at_limit)
 	return cpu - *cpu_at_limit >= limit;
 }
 
-/* 0 tid reported (in *status), 1 it overran limit (ns; 0 none), -1 error. */
+/* Wait for tid, handing other threads' reports to the caller: 0 tid reported
+ * (in *status), 1 it overran limit (ns; 0: none), -1 error. */
 static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit)
 {
 	uint64_t deadline = limit ? now_ns() + limit : 0, cpu_at_limit = 0;

@@ -115,18 +115,16 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return h;
 }
 
-double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double now_seconds(void)
+{
+	return (double)now_ns() / 1e9;
 }
 
 bool isatty_stdout(void) { return isatty(1); }

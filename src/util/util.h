@@ -65,6 +65,8 @@ static inline const char *sb_str(const struct strbuf *sb) { return sb->buf ? sb-
 char *read_file(const char *path, size_t *len);
 /* Read the first line of a small file (sysfs, /proc), trailing newline removed. */
 char *read_line_file(const char *path);
+/* The state letter of /proc/ID/stat ('R', 'S', 'Z'...); 0 when it is gone. */
+char proc_state(int id);
 /* Write data to path atomically: path.tmp.PID, fsync-free rename. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* Create a directory and its parents (like mkdir -p). */
