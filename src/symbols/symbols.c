@@ -77,7 +77,7 @@ static void add_sym(struct sym_build *b, uint64_t start, uint64_t size, const ch
 	GROW(b->syms, b->cap, b->nr + 1);
 	if (b->cap != cap || !b->bind)   /* bind grows with syms, not on every symbol */
 		b->bind = xrealloc(b->bind, b->cap);
-	b->syms[b->nr] = (struct symbol){ start, size, name };
+	b->syms[b->nr] = (struct symbol){ start, size, name, false };
 	b->bind[b->nr] = bind;
 	b->nr++;
 }
@@ -128,7 +128,9 @@ static int cmp_sym_sort(const void *pa, const void *pb)
 /* Sort, then as perf's symbols__fixup_end() and symbols__fixup_duplicate(), in
  * that order: a zero-sized symbol runs to the next one (the last one to the
  * page after its own), then of symbols at one address the best one stays, the
- * earlier on a tie. */
+ * earlier on a tie. perf makes the PLT stubs after that, so a zero-sized symbol
+ * runs over them to the next symbol of the file (_init over .plt and .plt.got):
+ * dso_find_symbol() gives the stub inside its own bytes, and it the rest. */
 static void finish_symbols(struct dso *dso, struct sym_build *b)
 {
 	struct sym_sort *v = xcalloc(b->nr ? b->nr : 1, sizeof(*v));
@@ -137,10 +139,16 @@ static void finish_symbols(struct dso *dso, struct sym_build *b)
 	for (i = 0; i < b->nr; i++)
 		v[i] = (struct sym_sort){ b->syms[i], b->bind[i], i };
 	qsort(v, b->nr, sizeof(*v), cmp_sym_sort);
-	for (i = 0; i < b->nr; i++)
-		if (v[i].s.size == 0)
-			v[i].s.size = i + 1 < b->nr ? v[i + 1].s.start - v[i].s.start
-				      : ((v[i].s.start + 4095) & ~4095ULL) + 4096 - v[i].s.start;
+	for (i = 0; i < b->nr; i++) {
+		size_t next = i + 1;
+
+		if (v[i].s.size != 0)
+			continue;
+		while (next < b->nr && v[next].s.plt)
+			next++;
+		v[i].s.size = next < b->nr ? v[next].s.start - v[i].s.start
+			      : ((v[i].s.start + 4095) & ~4095ULL) + 4096 - v[i].s.start;
+	}
 	for (i = 0; i < b->nr; i++) {
 		if (n && v[n - 1].s.start == v[i].s.start) {
 			if (!better_symbol(&v[n - 1].s, v[n - 1].bind, &v[i].s, v[i].bind))
@@ -288,6 +296,7 @@ static void read_plt(struct sym_build *b, Elf *elf)
 			continue;
 		/* an IRELATIVE slot has no symbol: perf names it "@plt" */
 		add_sym(b, addr, entsize, own_name(b, xasprintf("%s@plt", name)), STB_GLOBAL);
+		b->syms[b->nr - 1].plt = true;
 	}
 }
 
@@ -449,6 +458,7 @@ struct dso *dso_open_file(const char *path)
 
 const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr)
 {
+	const struct symbol *s;
 	size_t lo = 0, hi = dso->nr_syms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -459,9 +469,13 @@ const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr)
 	}
 	if (lo == 0)
 		return NULL;
-	if (file_addr - dso->syms[lo - 1].start < dso->syms[lo - 1].size)
-		return &dso->syms[lo - 1];
-	return NULL;
+	s = &dso->syms[lo - 1];
+	if (file_addr - s->start < s->size)
+		return s;
+	/* past a PLT stub: the symbol that runs over the stubs, if one does */
+	while (s > dso->syms && s->plt)
+		s--;
+	return !s->plt && file_addr - s->start < s->size ? s : NULL;
 }
 
 struct debuginfo *dso_debuginfo(struct dso *dso)
@@ -606,8 +620,10 @@ static void add_image_plt(struct dso *d, const char *path)
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	for (i = 0; i < d->nr_syms; i++)
+	for (i = 0; i < d->nr_syms; i++) {
 		add_sym(&b, d->syms[i].start, d->syms[i].size, d->syms[i].name, STB_GLOBAL);
+		b.syms[b.nr - 1].plt = d->syms[i].plt;
+	}
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		read_plt(&b, elf);
 	if (elf)

@@ -11,6 +11,7 @@
 struct symbol {
 	uint64_t start, size;      /* file virtual address and size */
 	const char *name;          /* as in the symbol table (mangled) */
+	bool plt;                  /* a PLT stub named after its slot ("f@plt") */
 };
 
 struct dso {
