@@ -40,11 +40,20 @@ check_eq "fork: ocrec script reads the same samples as perf script" \
 	"$("$OCREC" script -F tid,pid,time,ip -i fork.data 2>/dev/null | md5sum)"
 
 # -p: attach to a running process with two threads; ocrec stops when it exits.
-# long enough that both threads still run when a sanitizer-built ocrec has started
+# The process is stopped from the time its threads exist until ocrec has its
+# events open (their fds appear): on a fast machine the work is over in half a
+# second, sooner than a sanitizer-built ocrec may attach.
 ./threads 2 1200000000 &
 tp=$!
-sleep 0.3
-"$OCREC" record -N -e cpu-clock -p $tp -o attach.data >attach.out 2>&1; rc=$?
+i=0
+while [ "$(ls /proc/$tp/task 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
+kill -STOP $tp
+"$OCREC" record -N -e cpu-clock -p $tp -o attach.data >attach.out 2>&1 &
+rec=$!
+i=0
+while [ "$(ls -l /proc/$rec/fd 2>/dev/null | grep -c perf_event)" -lt 3 ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+kill -CONT $tp
+wait $rec; rc=$?
 wait $tp
 check_eq "-p: record exits 0 when the process ends" 0 "$rc"
 check_match "-p: summary" 'Captured and wrote .* attach.data \([0-9]+ samples' "$(cat attach.out)"
