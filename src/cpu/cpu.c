@@ -131,6 +131,26 @@ static int identity_matches(const struct cpu_desc *a, const struct cpu_desc *b)
 	return strcmp(a->vendor, b->vendor) == 0 && a->family == b->family && a->model == b->model;
 }
 
+/* Does a CPU named by --cpu, --cpuinfo or --cpuid have the identity of the one we run on? */
+static bool is_this_machine(const struct cpu_desc *named)
+{
+	struct cpuid_leaves live;
+	struct cpu_desc here;
+
+	memset(&here, 0, sizeof(here));
+	if (cpuid_use_live(&live) == 0) {
+		identity_from_cpuid(&live, &here);
+		cpuid_free(&live);
+	} else {
+		oc_err_clear();
+		if (parse_cpuinfo("/proc/cpuinfo", &here) < 0) {
+			oc_err_clear();
+			return false;
+		}
+	}
+	return identity_matches(named, &here);
+}
+
 int cpu_detect(const struct cpu_source *src, struct cpu_desc *out)
 {
 	static const struct cpu_source this_machine;
@@ -168,6 +188,8 @@ int cpu_detect(const struct cpu_source *src, struct cpu_desc *out)
 	}
 	if (ret == 0) {
 		out->have_cpuid = have_cpuid;
+		out->this_machine = (!src->cpu_string && !src->cpuinfo && !src->cpuid) ||
+				    is_this_machine(out);
 		snprintf(out->perfmon_id, sizeof(out->perfmon_id), "%s-%u-%X-%X",
 			 out->vendor, out->family, out->model, out->stepping);
 		cpu_classify(out, have_cpuid ? &cpuid : NULL);

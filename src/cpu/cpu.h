@@ -28,6 +28,7 @@ struct cpu_desc {
 	const char *name;         /* microarchitecture, e.g. "Skylake-SP"; "unknown" */
 	bool hybrid;              /* core types cpu_core + cpu_atom */
 	bool have_cpuid;          /* CPUID leaves were available (live or --cpuid) */
+	bool this_machine;        /* same vendor, family and model as the CPU ocrec runs on */
 	struct lbr_info lbr;
 	const char *core_types;   /* hybrid parts: "Golden Cove + Gracemont"; else NULL */
 	const char *hybrid_source; /* "CPUID 7 EDX[15]" or "model table"; NULL when not hybrid */

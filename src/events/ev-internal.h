@@ -103,6 +103,9 @@ void ev_uncore_unit(struct ev_context *ctx, const char *table_unit, char *out, s
 /* 0, 1 when libpfm4 does not know the name, -1 + oc_err(). */
 int ev_resolve_pfm(struct ev_context *ctx, const char *spec, struct ev_resolved *out);
 void ev_pfm_release(struct ev_context *ctx);
+/* libpfm4 loaded and describing the context's CPU: this machine's, or the one
+ * LIBPFM_FORCE_PMU forces; explicit_pmu (a "pmu::EVENT" name) asks for it anyway. */
+bool ev_pfm_ready(struct ev_context *ctx, bool explicit_pmu);
 /* Where a CPU without a table gets its events: "its events come from libpfm4", or why not
  * (libpfm4 found no core PMU on this machine). Caller frees. */
 char *ev_pfm_coverage(struct ev_context *ctx);

@@ -52,9 +52,7 @@ static void list_pfm(struct ev_context *ctx, const char *pattern,
 	struct pfm_walk w = { pattern, NULL, 0, 0 };
 	size_t i;
 
-	if (ctx->pfm_state == 0)
-		ctx->pfm_state = evpfm_acquire() == 0 ? 1 : -1;
-	if (ctx->pfm_state != 1)
+	if (!ev_pfm_ready(ctx, false))
 		return;
 	evpfm_foreach_name(collect_pfm_event, &w);
 	if (w.n > 1)

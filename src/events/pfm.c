@@ -10,8 +10,17 @@
 #include "events/ev-internal.h"
 #include "events/pfm-glue.h"
 
-static bool pfm_ready(struct ev_context *ctx)
+/* libpfm4 finds its PMUs on the CPU it runs on (or takes LIBPFM_FORCE_PMU): its tables
+ * describe another CPU named with --cpu only when the user forces that CPU's PMU. */
+static bool pfm_describes(const struct ev_context *ctx)
 {
+	return ctx->cpu.this_machine || getenv("LIBPFM_FORCE_PMU");
+}
+
+bool ev_pfm_ready(struct ev_context *ctx, bool explicit_pmu)
+{
+	if (!explicit_pmu && !pfm_describes(ctx))
+		return false;
 	if (ctx->pfm_state == 0)
 		ctx->pfm_state = evpfm_acquire() == 0 ? 1 : -1;
 	return ctx->pfm_state == 1;
@@ -28,7 +37,10 @@ char *ev_pfm_coverage(struct ev_context *ctx)
 {
 	const char *rel;
 
-	if (!pfm_ready(ctx) || evpfm_core_pmu())
+	if (!pfm_describes(ctx))
+		return xasprintf("libpfm4 knows the events of the CPU it runs on, not of %s "
+				 "(LIBPFM_FORCE_PMU=NAME picks the PMU of another CPU)", ctx->cpu.perfmon_id);
+	if (!ev_pfm_ready(ctx, false) || evpfm_core_pmu())
 		return xstrdup("its events come from libpfm4");
 	rel = dlib_pfm_release();
 	return xasprintf("libpfm4%s%s has no PMU for this machine's CPU: a newer libpfm4 may have one, "
@@ -90,7 +102,7 @@ int ev_resolve_pfm(struct ev_context *ctx, const char *spec, struct ev_resolved 
 	const char *err = NULL;
 	int ret;
 
-	if (!pfm_ready(ctx))
+	if (!ev_pfm_ready(ctx, strstr(spec, "::") != NULL))
 		return 1;
 	ret = evpfm_encode(spec, &attr, sizeof(attr), &fstr, &desc, &err);
 	if (ret == 1)

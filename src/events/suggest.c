@@ -76,9 +76,7 @@ void ev_suggest(struct ev_context *ctx, const char *spec, struct strbuf *out)
 				consider(&b, rec_str(t, t->recs[t->sorted[k]].name));
 		}
 	if (!ctx->tables || ctx->tables->builtin) {
-		if (ctx->pfm_state == 0)
-			ctx->pfm_state = evpfm_acquire() == 0 ? 1 : -1;
-		if (ctx->pfm_state == 1)
+		if (ev_pfm_ready(ctx, false))
 			evpfm_foreach_name(consider_pfm, &b);
 	}
 	for (i = 0; i < NR_SUGGEST; i++) {

@@ -209,8 +209,21 @@ if grep -q AuthenticAMD /proc/cpuinfo; then
 	check_match "this AMD machine, libpfm4's Zen 4 PMU forced: RETIRED_BRANCH_INSTRUCTIONS" "config=0xc2 " \
 		"$(LIBPFM_FORCE_PMU=amd64_fam19h_zen4 $OCREC resolve --attr RETIRED_BRANCH_INSTRUCTIONS)"
 else
-	skip "this machine's RETIRED_BRANCH_INSTRUCTIONS" "not an AMD machine"
+	# an Intel machine: libpfm4 answers for it, named or not, when its tables know the CPU
+	here=$($OCREC info --json | sed -n 's/.*"perfmon_id": *"\([^"]*\)".*/\1/p')
+	if own=$($OCREC resolve --attr BR_INST_RETIRED:ALL_BRANCHES 2>"$TMP/err"); then
+		check_match "this Intel machine: libpfm4's own syntax" "config=0xc4 " "$own"
+		check_eq "this Intel machine named with --cpu $here: libpfm4 still answers" "$own" \
+			"$($OCREC resolve --cpu "$here" --attr BR_INST_RETIRED:ALL_BRANCHES)"
+	else
+		check_match "this Intel machine: libpfm4 has no PMU for it, and says so" \
+			"BR_INST_RETIRED:ALL_BRANCHES: unknown event" "$(cat "$TMP/err")"
+	fi
 fi
+# libpfm4 describes the CPU it runs on: never another one named with --cpu (unless forced)
+$OCREC resolve --cpu AuthenticAMD-23-1-2 RETIRED_BRANCH_INSTRUCTIONS >/dev/null 2>"$TMP/err"
+check_match "another CPU: libpfm4's tables of this machine are not used" \
+	"libpfm4 knows the events of the CPU it runs on, not of AuthenticAMD-23-1-2" "$(cat "$TMP/err")"
 
 # the index cache gives the same answers, and is rebuilt when a table changes
 rm -rf "$XDG_CACHE_HOME/ocrec/index"
