@@ -5,7 +5,8 @@ ROOT=${OCREC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${OCREC_BUILD:-$ROOT/build}
 OCREC=${OCREC:-$BUILD/ocrec}
 SHARED=${OCREC_SHARED:-$ROOT/../shared}
-TMP=$(mktemp -d /tmp/ocrec-t.XXXXXX)
+TESTDATA=$ROOT/tests/data
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-t.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
 pass() { echo "PASS $1"; }
@@ -33,6 +34,54 @@ check_match() {
 # check_files_eq NAME EXPECTED_FILE ACTUAL_FILE
 check_files_eq() {
 	if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$3 differs from $2: $(diff "$2" "$3" | head -n 5 | tr '\n' ' ')"; fi
+}
+# data_file PATH: prints the path of data file PATH (relative to tests/data, e.g.
+# lbr/quipper-branch-4.14/header.txt) to read: tests/data's copy, else the one in
+# ../shared/data; a copy stored gzipped (PATH.gz) is unpacked into $TMP first.
+# Prints nothing and fails when neither has it.
+data_file() {
+	for _root in "$TESTDATA" "$SHARED/data"; do
+		if [ -f "$_root/$1" ]; then
+			echo "$_root/$1"
+			return 0
+		elif [ -f "$_root/$1.gz" ]; then
+			_out=$TMP/data/$1
+			if [ ! -f "$_out" ]; then
+				mkdir -p "$(dirname "$_out")" && gzip -dc "$_root/$1.gz" >"$_out.part" &&
+					mv "$_out.part" "$_out" || return 1
+			fi
+			echo "$_out"
+			return 0
+		fi
+	done
+	return 1
+}
+# data_dir PATH: the directory PATH of tests/data, else of ../shared/data
+data_dir() {
+	for _root in "$TESTDATA" "$SHARED/data"; do
+		[ -d "$_root/$1" ] && { echo "$_root/$1"; return 0; }
+	done
+	return 1
+}
+# data_sets PATH: the sets under PATH (directories with a fixture.conf, and their
+# derived-* copies) as paths for data_file: tests/data's, then the extra sets that
+# only ../shared/data holds.
+data_sets() {
+	for _root in "$TESTDATA" "$SHARED/data"; do
+		for _conf in "$_root/$1"/*/fixture.conf "$_root/$1"/*/*/fixture.conf; do
+			[ -f "$_conf" ] || continue
+			_set=${_conf#"$_root/"}
+			_set=${_set%/fixture.conf}
+			[ "$_root" != "$TESTDATA" ] && [ -d "$TESTDATA/$_set" ] && continue
+			echo "$_set"
+		done
+	done
+}
+# extra_sets WHAT: says (SKIP) that WHAT, data sets too large for tests/data that only
+# ../shared holds, goes unchecked when ../shared is absent (a fresh clone).
+extra_sets() {
+	[ -d "$SHARED/data" ] ||
+		skip "$1" "../shared is absent: extra data sets not checked (tests/data/README.md)"
 }
 # need_shared: skip the whole script when ../shared is absent (a user's fresh clone).
 need_shared() {

@@ -9,7 +9,7 @@ case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 export OCREC_ROOT=$ROOT OCREC_BUILD=$BUILD OCREC=$BUILD/ocrec
 export OCREC_SHARED=${OCREC_SHARED:-$ROOT/../shared}
 # Never touch the user's cache or build-id cache from tests.
-export XDG_CACHE_HOME=$(mktemp -d /tmp/ocrec-test-cache.XXXXXX)
+export XDG_CACHE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-test-cache.XXXXXX")
 export HOME_SAVE=$HOME
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

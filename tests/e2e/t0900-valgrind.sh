@@ -40,10 +40,8 @@ if [ -s "$TMP/b.data" ]; then
 	vg "autofdo gcc" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/div" --format gcc -o "$TMP/div.afdo"
 fi
 vg "stat" "$OCREC" stat -e task-clock "$TMP/div"
-# a real multi-event LBR file (ids, call chains) and a pipe-mode one, when ../shared is there
-if [ -d "$SHARED/data/lbr" ]; then
-	vg "script: callgraph+branch file" "$OCREC" script -F ip,brstack \
-		-i "$SHARED/data/lbr/quipper-callgraph_and_branch-3.8/perf.data.callgraph_and_branch-3.8"
-	vg "report: pipe-mode file" "$OCREC" report --stdio \
-		-i "$SHARED/data/lbr/quipper-branch-4.14/derived-pipe/perf.data.branch-4.14.pipe"
-fi
+# a real multi-event LBR file (ids, call chains) and a pipe-mode one
+vg "script: callgraph+branch file" "$OCREC" script -F ip,brstack \
+	-i "$(data_file lbr/quipper-callgraph_and_branch-3.8/perf.data.callgraph_and_branch-3.8)"
+vg "report: pipe-mode file" "$OCREC" report --stdio \
+	-i "$(data_file lbr/quipper-branch-4.14/derived-pipe/perf.data.branch-4.14.pipe)"
