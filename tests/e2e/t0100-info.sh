@@ -141,10 +141,10 @@ done <"$TMP/cpuid.expected"
 jtable cpu.perfmon_id lbr.kind lbr.depth cpu.hybrid <"$TMP/cpuid.expected" >"$TMP/cpuid.actual"
 compare_table "--cpuid" "$TMP/cpuid.expected" "$TMP/cpuid.actual"
 
-# ../shared's minimal cpuinfo files of real machines: the perfmon id must select
-# the right file of Intel's own mapfile (its Family-model column is a regex).
-if [ -d "$SHARED/data/cpuinfo" ] && [ -f "$SHARED/data/perfmon/mapfile.csv" ]; then
-	cat >"$TMP/shared.expected" <<'EOF_T'
+# minimal cpuinfo files of real machines (tests/data/cpuinfo): the perfmon id must
+# select the right file of Intel's own mapfile (its Family-model column is a regex).
+CPUINFO=$(data_dir cpuinfo) MAPFILE=$(data_file perfmon/mapfile.csv)
+cat >"$TMP/real.expected" <<'EOF_T'
 skx.cpuinfo GenuineIntel-6-55-4 legacy 32 /SKX/events/skylakex_core.json
 clx.cpuinfo GenuineIntel-6-55-7 legacy 32 /CLX/events/cascadelakex_core.json
 hsw.cpuinfo GenuineIntel-6-3C-3 legacy 16 /HSW/events/haswell_core.json
@@ -153,20 +153,16 @@ skl.cpuinfo GenuineIntel-6-5E-3 legacy 32 /SKL/events/skylake_core.json
 spr.cpuinfo GenuineIntel-6-8F-8 arch null /SPR/events/sapphirerapids_core.json
 adl.cpuinfo GenuineIntel-6-97-2 arch null /ADL/events/alderlake_gracemont_core.json
 EOF_T
-	while read -r f _; do
-		"$OCREC" info --json --cpuinfo "$SHARED/data/cpuinfo/$f" >"$TMP/$f.json" 2>&1
-	done <"$TMP/shared.expected"
-	jtable cpu.perfmon_id lbr.kind lbr.depth <"$TMP/shared.expected" | while read -r f id rest; do
-		# as pmu-tools does: the id with its stepping, or without it
-		core=$(awk -F, -v id="$id" -v fm="${id%-*}" '($4 == "core" || $4 == "hybridcore") &&
-			(id ~ ("^" $1 "$") || fm ~ ("^" $1 "$")) { print $3; exit }' \
-			"$SHARED/data/perfmon/mapfile.csv")
-		echo "$f $id $rest $core"
-	done >"$TMP/shared.actual"
-	compare_table "shared cpuinfo" "$TMP/shared.expected" "$TMP/shared.actual"
-else
-	skip "shared cpuinfo" "../shared/data/cpuinfo or its perfmon mapfile is absent"
-fi
+while read -r f _; do
+	"$OCREC" info --json --cpuinfo "$CPUINFO/$f" >"$TMP/$f.json" 2>&1
+done <"$TMP/real.expected"
+jtable cpu.perfmon_id lbr.kind lbr.depth <"$TMP/real.expected" | while read -r f id rest; do
+	# as pmu-tools does: the id with its stepping, or without it
+	core=$(awk -F, -v id="$id" -v fm="${id%-*}" '($4 == "core" || $4 == "hybridcore") &&
+		(id ~ ("^" $1 "$") || fm ~ ("^" $1 "$")) { print $3; exit }' "$MAPFILE")
+	echo "$f $id $rest $core"
+done >"$TMP/real.actual"
+compare_table "real machines' cpuinfo" "$TMP/real.expected" "$TMP/real.actual"
 check_match "hybrid core types in text" 'hybrid: +yes, Golden Cove \+ Gracemont \(from CPUID 7 EDX\[15\]\)' \
 	"$("$OCREC" info --cpuid "$FIX/adl-hybrid.cpuid")"
 

@@ -1,15 +1,15 @@
-# Conformance with pmu-tools' ocperf.py: every row of ../shared/data/oracle/ocperf resolved by
+# Conformance with pmu-tools' ocperf.py: every row of tests/data/oracle/ocperf resolved by
 # `ocrec resolve -` (one process per file) must print ocperf's string, or differ only as a rule
 # of tests/fixtures/events/ocperf-differences.tsv explains; `list-events --desc` must print
 # ocperf's list. The oracle ran with a simulated sysfs (oracle/ocperf/sysfs/*.txt): the same
 # trees are built here, with the format terms the Linux kernel gives those PMUs.
 . "$(dirname "$0")/../lib.sh"
-need_shared
 need_cmd python3
 
-ORACLE=$SHARED/data/oracle/ocperf
-PERFMON=$SHARED/data/perfmon
-CPUINFO=$SHARED/data/cpuinfo
+PERFMON=$(data_dir perfmon)
+CPUINFO=$(data_dir cpuinfo)
+# oracle FILE: the oracle file FILE of oracle/ocperf, unpacked
+oracle() { data_file "oracle/ocperf/$1"; }
 FIX=$ROOT/tests/fixtures/events
 RULES=$FIX/ocperf-differences.tsv
 CHECK="python3 $FIX/check-conformance.py"
@@ -41,7 +41,7 @@ make_sysfs() {
 	}' "$1"
 }
 for t in cpu cpu_core cpu_atom hsw-uncore skx-uncore; do
-	make_sysfs "$ORACLE/sysfs/topology-$t.txt" "$TMP/sysfs-$t"
+	make_sysfs "$(oracle "sysfs/topology-$t.txt")" "$TMP/sysfs-$t"
 done
 
 # resolve_file LABEL ORACLE-FILE SYSFS CPUINFO [--record]
@@ -56,20 +56,21 @@ for spec in nhm-ep:cpu:nhm-ep hsw:cpu:hsw skl:cpu:skl skx:cpu:skx spr:cpu:spr \
 	    adl-core:cpu_core:adl adl-atom:cpu_atom:adl; do
 	tag=${spec%%:*} rest=${spec#*:}
 	sys=${rest%%:*} cpu=${rest#*:}
-	resolve_file "$tag" "$ORACLE/$tag.tsv" "$sys" "$cpu.cpuinfo"
-	resolve_file "$tag.record" "$ORACLE/$tag.record.tsv" "$sys" "$cpu.cpuinfo" --record
-	resolve_file "$tag.mods" "$ORACLE/$tag.mods.tsv" "$sys" "$cpu.cpuinfo"
-	resolve_file "$tag.mods.record" "$ORACLE/$tag.mods.record.tsv" "$sys" "$cpu.cpuinfo" --record
+	resolve_file "$tag" "$(oracle "$tag.tsv")" "$sys" "$cpu.cpuinfo"
+	resolve_file "$tag.record" "$(oracle "$tag.record.tsv")" "$sys" "$cpu.cpuinfo" --record
+	resolve_file "$tag.mods" "$(oracle "$tag.mods.tsv")" "$sys" "$cpu.cpuinfo"
+	resolve_file "$tag.mods.record" "$(oracle "$tag.mods.record.tsv")" "$sys" "$cpu.cpuinfo" --record
 done
-resolve_file hsw.offcore-matrix "$ORACLE/hsw.offcore-matrix.tsv" cpu hsw.cpuinfo
-resolve_file hsw.uncore "$ORACLE/hsw.uncore.tsv" hsw-uncore hsw.cpuinfo
-resolve_file skx.uncore "$ORACLE/skx.uncore.tsv" skx-uncore skx.cpuinfo
+resolve_file hsw.offcore-matrix "$(oracle hsw.offcore-matrix.tsv)" cpu hsw.cpuinfo
+resolve_file hsw.uncore "$(oracle hsw.uncore.tsv)" hsw-uncore hsw.cpuinfo
+resolve_file skx.uncore "$(oracle skx.uncore.tsv)" skx-uncore skx.cpuinfo
 
 # The oracle's raw encodings (rXXXX[:flags] and the MSR write ocperf makes in old-kernel mode)
 # against the perf_event_attr ocrec builds: config, precise_ip, and config1 for the MSR value.
 for tag in nhm-ep:nhm-ep hsw:hsw skl:skl skx:skx spr:spr; do
 	t=${tag%%:*} cpu=${tag#*:}
-	cut -f1 "$ORACLE/$t.raw.tsv" | "$OCREC" --sysfs "$TMP/sysfs-cpu" --cpuinfo "$CPUINFO/$cpu.cpuinfo" \
+	raw=$(oracle "$t.raw.tsv")
+	cut -f1 "$raw" | "$OCREC" --sysfs "$TMP/sysfs-cpu" --cpuinfo "$CPUINFO/$cpu.cpuinfo" \
 		resolve --events "$PERFMON" --attr - >"$TMP/$t.attr" 2>"$TMP/$t.attr.err"
 	bad=$(awk -F'\t' '
 		NR == FNR { raw[$1] = $2; msr[$1] = $3; next }
@@ -85,7 +86,7 @@ for tag in nhm-ep:nhm-ep hsw:hsw skl:skl skx:skx spr:spr; do
 				if (bad <= 3) printf "%s: ocperf %s %s, ocrec %s; ", $1, raw[$1], msr[$1], $3
 			}
 		}
-		END { print bad + 0 }' "$ORACLE/$t.raw.tsv" "$TMP/$t.attr")
+		END { print bad + 0 }' "$raw" "$TMP/$t.attr")
 	check_eq "$t: perf_event_attr of every event matches ocperf's raw encoding" 0 "$bad"
 done
 
@@ -96,27 +97,27 @@ list_check() {  # LABEL ORACLE-LIST CPUINFO SYSFS EVENTS
 	sed '1,/^$/d' "$TMP/$1.full" >"$TMP/$1.list"
 	$CHECK --list "$RULES" "$2" "$TMP/$1.list" "$1"
 }
-list_check nhm-ep.list "$ORACLE/list/nhm-ep.list.txt" nhm-ep.cpuinfo cpu "$PERFMON/NHM-EP/events/NehalemEP_core.json"
-list_check hsw.list "$ORACLE/list/hsw.list.txt" hsw.cpuinfo cpu "$PERFMON/HSW/events/haswell_core.json"
-list_check skl.list "$ORACLE/list/skl.list.txt" skl.cpuinfo cpu "$PERFMON/SKL/events/skylake_core.json"
-list_check skx.list "$ORACLE/list/skx.list.txt" skx.cpuinfo cpu "$PERFMON/SKX/events/skylakex_core.json"
-list_check spr.list "$ORACLE/list/spr.list.txt" spr.cpuinfo cpu "$PERFMON/SPR/events/sapphirerapids_core.json"
-list_check adl-core.list "$ORACLE/list/adl-core.list.txt" adl.cpuinfo cpu "$PERFMON/ADL/events/alderlake_goldencove_core.json"
-list_check adl-atom.list "$ORACLE/list/adl-atom.list.txt" adl.cpuinfo cpu "$PERFMON/ADL/events/alderlake_gracemont_core.json"
-list_check hsw.cpustring-mode.list "$ORACLE/list/hsw.cpustring-mode.list.txt" hsw.cpuinfo cpu "$PERFMON"
+list_check nhm-ep.list "$(oracle list/nhm-ep.list.txt)" nhm-ep.cpuinfo cpu "$PERFMON/NHM-EP/events/NehalemEP_core.json"
+list_check hsw.list "$(oracle list/hsw.list.txt)" hsw.cpuinfo cpu "$PERFMON/HSW/events/haswell_core.json"
+list_check skl.list "$(oracle list/skl.list.txt)" skl.cpuinfo cpu "$PERFMON/SKL/events/skylake_core.json"
+list_check skx.list "$(oracle list/skx.list.txt)" skx.cpuinfo cpu "$PERFMON/SKX/events/skylakex_core.json"
+list_check spr.list "$(oracle list/spr.list.txt)" spr.cpuinfo cpu "$PERFMON/SPR/events/sapphirerapids_core.json"
+list_check adl-core.list "$(oracle list/adl-core.list.txt)" adl.cpuinfo cpu "$PERFMON/ADL/events/alderlake_goldencove_core.json"
+list_check adl-atom.list "$(oracle list/adl-atom.list.txt)" adl.cpuinfo cpu "$PERFMON/ADL/events/alderlake_gracemont_core.json"
+list_check hsw.cpustring-mode.list "$(oracle list/hsw.cpustring-mode.list.txt)" hsw.cpuinfo cpu "$PERFMON"
 if command -v script >/dev/null 2>&1; then
 	# on a terminal ocperf word-wraps the descriptions (Python's textwrap)
 	script -qc "\"$OCREC\" --cpuinfo \"$CPUINFO/skl.cpuinfo\" list-events --desc --events \"$PERFMON/SKL/events/skylake_core.json\"" \
 		/dev/null </dev/null | tr -d '\r' | sed '1,/^$/d' >"$TMP/skl.tty"
-	$CHECK --list "$RULES" "$ORACLE/list/skl.list-tty-format.txt" "$TMP/skl.tty" skl.list-tty-format
+	$CHECK --list "$RULES" "$(oracle list/skl.list-tty-format.txt)" "$TMP/skl.tty" skl.list-tty-format
 else
 	skip "skl.list-tty-format" "script(1) is not installed: no terminal to test the wrapped format"
 fi
 
 # the checker itself: a changed string, or a difference no rule covers, must fail
 sed '5s/umask=0x/umask=0x1/' "$TMP/skl.out" >"$TMP/skl.bad"
-$CHECK "$RULES" "$ORACLE/skl.tsv" "$TMP/skl.bad" self-test >"$TMP/self" 2>&1
+$CHECK "$RULES" "$(oracle skl.tsv)" "$TMP/skl.bad" self-test >"$TMP/self" 2>&1
 check_eq "the checker catches a changed row" 1 "$?"
 sed 's/,inv=1//' "$TMP/skl.mods.out" >"$TMP/skl.mods.bad"
-$CHECK "$RULES" "$ORACLE/skl.mods.tsv" "$TMP/skl.mods.bad" self-test >"$TMP/self" 2>&1
+$CHECK "$RULES" "$(oracle skl.mods.tsv)" "$TMP/skl.mods.bad" self-test >"$TMP/self" 2>&1
 check_eq "a rule does not excuse a different string" 1 "$?"

@@ -1,22 +1,13 @@
 #!/bin/sh
 # ocrec script on real perf.data files recorded with LBR on Intel machines
-# (../shared/data/lbr): -F ip,brstack and -F comm,tid,ip,sym,dso,brstacksym
+# (tests/data/lbr, and ../shared's extra sets): -F ip,brstack and -F comm,tid,ip,sym,dso,brstacksym
 # must be byte-identical to what perf 6.1 printed for the same file (with the
 # --symfs the oracle used), the symbol fields and the default output to what
 # the installed perf prints here (with and without --symfs: perf's kernel
 # symbols come from this machine's kallsyms for a kernel without build-id), and
 # --header-only must agree with perf's header.
 . "$(dirname "$0")/../lib.sh"
-need_shared
-LBR=$SHARED/data/lbr
 mkdir -p "$TMP/empty"   # the oracle's EMPTY_SYMFS: no binaries at all
-
-# unzip_to NAME FILE: FILE, or FILE.gz uncompressed into $TMP/NAME; the path, or nothing
-unzip_to() {
-	if [ -f "$2" ]; then echo "$2"
-	elif [ -f "$2.gz" ]; then gzip -dc "$2.gz" >"$TMP/$1" && echo "$TMP/$1"
-	fi
-}
 
 # live NAME DATA PIPE ARGS...: perf script and ocrec script with ARGS print the same
 # bytes (a pipe-mode file is read from standard input, as perf needs), or both
@@ -31,7 +22,7 @@ live() {
 		perf script -i "$data" "$@" >"$TMP/live" 2>"$TMP/live.err"; prc=$?
 		"$OCREC" script -i "$data" "$@" >"$TMP/out" 2>"$TMP/err"; orc=$?
 	fi
-	what="$name: script $(echo "$*" | sed "s|$TMP/empty|EMPTY|; s|$LBR/||")"
+	what="$name: script $(echo "$*" | sed "s|$TMP/empty|EMPTY|; s|$dir/||")"
 	if [ $prc = 0 ] && [ -s "$TMP/live" ]; then
 		check_eq "$what: exit 0" 0 $orc
 		check_files_eq "$what equals live perf script ($(wc -l <"$TMP/live") lines)" "$TMP/live" "$TMP/out"
@@ -41,11 +32,11 @@ live() {
 	fi
 }
 
-for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
-	dir=$(dirname "$conf")
-	name=${dir#"$LBR"/}
-	data=$dir/$(sed -n 's/^DATA=//p' "$conf")
-	[ -f "$data" ] || continue
+for set in $(data_sets lbr); do
+	conf=$(data_file "$set/fixture.conf")
+	dir=$(data_dir "$set")
+	name=${set#lbr/}
+	data=$(data_file "$set/$(sed -n 's/^DATA=//p' "$conf")") || continue
 	symfs=$(sed -n 's/^SYMFS=//p' "$conf")
 	symfs=${symfs:+$dir/$symfs}
 	symfs=${symfs:-$TMP/empty}
@@ -57,7 +48,7 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 	for kind in brstack:ip,brstack brstacksym:comm,tid,ip,sym,dso,brstacksym; do
 		fields=${kind#*:}
 		kind=${kind%%:*}
-		expected=$(unzip_to "expected-$kind" "$dir/script-$kind.txt")
+		expected=$(data_file "$set/script-$kind.txt")
 		if ! "$OCREC" script -i "$data" --symfs "$symfs" -F "$fields" >"$TMP/out" 2>"$TMP/err"; then
 			fail "$name: script -F $fields" "$(cat "$TMP/err")"
 			continue
@@ -67,7 +58,7 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 			# perf 6.1 cannot read this perf 6.8 file (attr size 136); its stored
 			# output is perf 6.12's. derived-attr128/ is the same data perf 6.1 reads.
 			check_files_eq "$name: the perf 6.8 file (attr size 136), -F $fields, equals perf 6.1 on its attr-128 copy" \
-				"$dir/derived-attr128/script-$kind.txt" "$TMP/out"
+				"$(data_file "$set/derived-attr128/script-$kind.txt")" "$TMP/out"
 			;;
 		*)
 			if [ -n "$expected" ]; then
@@ -79,14 +70,14 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 	done
 
 	# every header line ocrec prints (but the file date) is one perf prints
-	if [ -f "$dir/header.txt" ]; then
+	if header=$(data_file "$set/header.txt"); then
 		# (the perf 6.8 file's stored header was printed by perf 6.12, whose
 		# event line has more fields: that line is not compared)
 		skip_event=
 		case $name in autofdo-hierarchical_discriminator*) skip_event='^# event :' ;; esac
 		"$OCREC" script --header-only -i "$data" |
 			grep -v -e '^# captured on' -e '^# ========' -e '^#$' ${skip_event:+-e "$skip_event"} >"$TMP/hdr"
-		missing=$(grep -vxF -f "$dir/header.txt" "$TMP/hdr" | head -n 3)
+		missing=$(grep -vxF -f "$header" "$TMP/hdr" | head -n 3)
 		check_eq "$name: --header-only lines match perf's" "" "$missing"
 	fi
 
@@ -113,3 +104,4 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 		done
 	fi
 done
+extra_sets "autofdo-propeller_sample_1 (tests/data/lbr/README.md)"

@@ -1,13 +1,12 @@
-# ocrec report on every real branch-stack file in ../shared/data/lbr: the
+# ocrec report on every real branch-stack file of tests/data/lbr (and of ../shared's
+# extra sets): the
 # percentages per (symbol_from, symbol_to) and the sample/event-count header
 # lines equal perf's own answers (report-symbol-F.txt from perf 6.1, or perf
 # 6.12's report-symbol.perf612.txt where 6.1 cannot read the file), with
 # --symfs pointing at the fixture's symfs/ like the oracle runs. JSON output of
 # each file is checked with python3 -m json.tool.
 . "$(dirname "$0")/../lib.sh"
-need_shared
 need_cmd python3
-LBR=$SHARED/data/lbr
 
 # perf's rows as "pct|from|to", sorted (ties in perf's order are not defined)
 rows() {
@@ -17,22 +16,22 @@ rows() {
 header_line() { grep -E "^# ($2)" "$1" | head -n 1; }
 
 found=0
-for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
-	[ -f "$conf" ] || continue
-	dir=$(dirname "$conf")
-	name=${dir#"$LBR"/}
+for set in $(data_sets lbr); do
+	dir=$(data_dir "$set")
+	name=${set#lbr/}
 	DATA= SYMFS=
-	. "$conf"
+	. "$(data_file "$set/fixture.conf")"
 	oracle=
 	for o in report-symbol-F.txt report-symbol.perf612.txt; do
-		if [ -s "$dir/$o" ] && grep -q '^# Overhead' "$dir/$o"; then oracle=$dir/$o; break; fi
+		f=$(data_file "$set/$o") || continue
+		if [ -s "$f" ] && grep -q '^# Overhead' "$f"; then oracle=$f; break; fi
 	done
 	if [ -z "$oracle" ]; then
 		skip "$name" "perf produced no symbol_from,symbol_to report for this file"
 		continue
 	fi
 	found=$((found + 1))
-	set -- -i "$dir/$DATA" --stdio -F overhead,symbol_from,symbol_to
+	set -- -i "$(data_file "$set/$DATA")" --stdio -F overhead,symbol_from,symbol_to
 	[ -n "$SYMFS" ] && set -- "$@" --symfs "$dir/$SYMFS"
 	if ! "$OCREC" report -q "$@" >"$TMP/out" 2>"$TMP/err"; then
 		fail "$name: report runs" "$(head -n 2 "$TMP/err" | tr '\n' ' ')"
@@ -54,4 +53,5 @@ for conf in "$LBR"/*/fixture.conf "$LBR"/*/derived-*/fixture.conf; do
 		fail "$name: --json" "python3 -m json.tool rejected the output"
 	fi
 done
-[ "$found" -gt 0 ] || fail "fixtures" "no fixture with a perf oracle found under $LBR"
+[ "$found" -gt 0 ] || fail "fixtures" "no fixture with a perf oracle found under tests/data/lbr"
+extra_sets "autofdo-propeller_sample_1 (tests/data/lbr/README.md)"

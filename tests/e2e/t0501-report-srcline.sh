@@ -1,14 +1,13 @@
 #!/bin/sh
 # Source-line keys against perf: on the real Haswell LBR file whose binary has
-# DWARF 5 (../shared), every (srcline_from, srcline_to) row perf 6.1 prints
+# DWARF 5 (tests/data/lbr), every (srcline_from, srcline_to) row perf 6.1 prints
 # for the profiled program's own source file is printed by ocrec with the same
 # percentage. (perf resolves the other objects against this host's libraries
 # and prints "(null)" for some targets; those rows are not comparable.)
 . "$(dirname "$0")/../lib.sh"
-need_shared
 need_cmd perf
-D=$SHARED/data/lbr/autofdo-hierarchical_discriminator
-DATA=$D/derived-attr128/hierarchical_discriminator_test.x86_64.attr128.perf.data
+D=$(data_dir lbr/autofdo-hierarchical_discriminator)
+DATA=$(data_file lbr/autofdo-hierarchical_discriminator/derived-attr128/hierarchical_discriminator_test.x86_64.attr128.perf.data)
 SRC=hierarchical_discriminator_test.c
 rows() { grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/  +/|/g' | grep -E "\|$SRC:[0-9]+\|$SRC:[0-9]+$" | sort; }
 set -- -i "$DATA" --symfs "$D/symfs" --stdio -F overhead,srcline_from,srcline_to
@@ -24,7 +23,7 @@ check_match "the hottest: $SRC:27 -> $SRC:28" "^\|62\.16%\|$SRC:27\|$SRC:28$" "$
 
 # --perfscript: llvm-profgen's own input text (no perf.data) gives the same
 # symbol view as the binary's functions
-PG=$SHARED/data/lbr/llvm14-profgen-inputs/Inputs
+PG=$(data_dir lbr/llvm14-profgen-inputs/Inputs)
 "$OCREC" report --perfscript "$PG/noprobe.perfscript" --binary "$PG/noprobe.perfbin" --stdio \
 	--sort symbol_from,symbol_to >"$TMP/ps" 2>"$TMP/err"
 check_eq "--perfscript: exit 0" 0 $?

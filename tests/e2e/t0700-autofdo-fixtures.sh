@@ -1,11 +1,9 @@
-# ocrec autofdo on real LBR traces (../shared/data/lbr) against llvm-profgen 14's
+# ocrec autofdo on real LBR traces (tests/data/lbr) against llvm-profgen 14's
 # stored answers, and the profiles read by llvm-profdata, clang 14 and gcc 12.
 . "$(dirname "$0")/../lib.sh"
-need_shared
 LLVM=/usr/lib/llvm-14/bin
 need_cmd "$LLVM/llvm-profdata" clang-14 gcc-12
-LBR=$SHARED/data/lbr
-PG=$LBR/llvm14-profgen-inputs
+PG=$(data_dir lbr/llvm14-profgen-inputs)
 
 # similarity PERCENT of two LLVM text profiles, as llvm-profdata overlap says
 similarity() {
@@ -45,20 +43,21 @@ if [ -f "$PG/oracle/noprobe.mmap.perfscript.prof.txt" ]; then
 fi
 
 # Westmere LBR (perf 3.3), DWARF 2, non-PIE
-zcat "$LBR/autofdo-test_lbr/script-brstack.txt.gz" >"$TMP/test_lbr.script"
-"$OCREC" autofdo --perfscript "$TMP/test_lbr.script" --binary "$LBR/autofdo-test_lbr/test.binary" \
-	-o "$TMP/test_lbr.prof" 2>/dev/null
-compare "autofdo-test_lbr" "$LBR/autofdo-test_lbr/profgen.prof.txt" "$TMP/test_lbr.prof"
+T=$(data_dir lbr/autofdo-test_lbr)
+TSCRIPT=$(data_file lbr/autofdo-test_lbr/script-brstack.txt)
+"$OCREC" autofdo --perfscript "$TSCRIPT" --binary "$T/test.binary" -o "$TMP/test_lbr.prof" 2>/dev/null
+compare "autofdo-test_lbr" "$T/profgen.prof.txt" "$TMP/test_lbr.prof"
 
 # Haswell LBR, clang DWARF 5 with hierarchical discriminators
-HD=$LBR/autofdo-hierarchical_discriminator
+HD=$(data_dir lbr/autofdo-hierarchical_discriminator)
 HDBIN=$HD/symfs/local/home/kvivekananda/hierarchical_discriminator_test
-"$OCREC" autofdo --perfscript "$HD/script-brstack.txt" --binary "$HDBIN" -o "$TMP/hd.prof" 2>/dev/null
+HDSCRIPT=$(data_file lbr/autofdo-hierarchical_discriminator/script-brstack.txt)
+"$OCREC" autofdo --perfscript "$HDSCRIPT" --binary "$HDBIN" -o "$TMP/hd.prof" 2>/dev/null
 compare "hierarchical_discriminator" "$HD/profgen.prof.txt" "$TMP/hd.prof"
 check_match "discriminators are LLVM base discriminators" '^ 2\.1: [0-9]+' "$(cat "$TMP/hd.prof")"
 
 # the same data through perf 6.1 (attr-128 copy) with MMAP2 lines, against llvm-profgen run now
-HD128=$HD/derived-attr128/hierarchical_discriminator_test.x86_64.attr128.perf.data
+HD128=$(data_file lbr/autofdo-hierarchical_discriminator/derived-attr128/hierarchical_discriminator_test.x86_64.attr128.perf.data)
 if command -v perf >/dev/null 2>&1 && [ -x "$LLVM/llvm-profgen" ]; then
 	perf script -i "$HD128" --show-mmap-events -F ip,brstack >"$TMP/hd-mmap.script" 2>/dev/null
 	"$OCREC" autofdo --perfscript "$TMP/hd-mmap.script" --binary "$HDBIN" -o "$TMP/hd-mmap.prof" 2>"$TMP/hd-mmap.err"
@@ -78,7 +77,7 @@ check "llvm-profdata merge --sample to extbinary" \
 # --format llvm-ext: the extensible binary form, byte for byte what llvm-profdata 14
 # makes of the text profile, and the same profile when read back
 for n in hd test_lbr; do
-	if [ $n = hd ]; then in="$HD/script-brstack.txt" bin=$HDBIN; else in="$TMP/test_lbr.script" bin="$LBR/autofdo-test_lbr/test.binary"; fi
+	if [ $n = hd ]; then in=$HDSCRIPT bin=$HDBIN; else in=$TSCRIPT bin="$T/test.binary"; fi
 	"$OCREC" autofdo --perfscript "$in" --binary "$bin" --format llvm-ext -o "$TMP/$n.ext" 2>/dev/null
 	"$LLVM/llvm-profdata" merge --sample --extbinary -o "$TMP/$n.ref" "$TMP/$n.prof"
 	check "llvm-ext $n: identical to llvm-profdata merge --extbinary of the text" cmp "$TMP/$n.ref" "$TMP/$n.ext"
@@ -105,7 +104,7 @@ clang-14 -O2 -g -fprofile-sample-use="$TMP/hd.prof" -S -emit-llvm -o "$TMP/hd.ll
 check_match "clang annotates function entry counts" 'function_entry_count' "$(cat "$TMP/hd.ll")"
 
 # gcc 12 reads the GCC profile and annotates block counts from it
-"$OCREC" autofdo --perfscript "$HD/script-brstack.txt" --binary "$HDBIN" --format gcc -o "$TMP/hd.gcov" 2>/dev/null
+"$OCREC" autofdo --perfscript "$HDSCRIPT" --binary "$HDBIN" --format gcc -o "$TMP/hd.gcov" 2>/dev/null
 check_eq "gcov magic and version 2" "adcg 2" \
 	"$(od -An -c -N4 "$TMP/hd.gcov" | tr -d ' ')$(od -An -tu4 -j4 -N4 "$TMP/hd.gcov" | tr -s ' ')"
 hot=$(awk '/^test_vector_loop:/ { f = 1; next } /^[^ ]/ { f = 0 } f && $1 == "2.1:" { print $2 }' "$TMP/hd.prof")
@@ -114,13 +113,13 @@ check_eq "gcc-12 -fauto-profile accepts the profile" "" "$(cat "$TMP/gcc.err")"
 check_match "gcc-12 -fdump-ipa-afdo shows the profile's hot count ($hot)" "count: $hot\]" "$(cat "$TMP/afdo.dump" 2>/dev/null)"
 
 # error messages: one line each
-"$OCREC" autofdo --perfscript "$HD/script-brstack.txt" --binary "$TMP/missing" >"$TMP/out" 2>&1
+"$OCREC" autofdo --perfscript "$HDSCRIPT" --binary "$TMP/missing" >"$TMP/out" 2>&1
 check_match "binary not found" "binary .*missing not found" "$(cat "$TMP/out")"
 cc -O2 -o "$TMP/nodebug" "$ROOT/tests/progs/loop.c"
-"$OCREC" autofdo --perfscript "$HD/script-brstack.txt" --binary "$TMP/nodebug" >"$TMP/out" 2>&1
+"$OCREC" autofdo --perfscript "$HDSCRIPT" --binary "$TMP/nodebug" >"$TMP/out" 2>&1
 check_match "binary without debug info" "has no debug info" "$(cat "$TMP/out")"
 cc -O2 -g -o "$TMP/other" "$ROOT/tests/progs/loop.c"
-"$OCREC" autofdo --perfscript "$HD/script-brstack.txt" --binary "$TMP/other" >"$TMP/out" 2>&1; rc=$?
+"$OCREC" autofdo --perfscript "$HDSCRIPT" --binary "$TMP/other" >"$TMP/out" 2>&1; rc=$?
 check_match "no samples in the binary" "no samples in .*other" "$(cat "$TMP/out")"
 check_eq "no samples exits 2" 2 "$rc"
 echo "not a trace" >"$TMP/empty.script"

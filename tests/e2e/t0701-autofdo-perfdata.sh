@@ -1,12 +1,10 @@
 #!/bin/sh
 # ocrec autofdo reading perf.data directly (the article's one step), on real
-# LBR recordings from ../shared/data/lbr, against llvm-profgen 14's profiles
+# LBR recordings from tests/data/lbr, against llvm-profgen 14's profiles
 # of the same data; and its one-line errors on unusable input.
 . "$(dirname "$0")/../lib.sh"
-need_shared
 LLVM=/usr/lib/llvm-14/bin
 need_cmd "$LLVM/llvm-profdata" perf
-LBR=$SHARED/data/lbr
 
 similarity() {
 	"$LLVM/llvm-profdata" overlap --sample "$1" "$2" 2>/dev/null |
@@ -15,9 +13,9 @@ similarity() {
 at_least_95() { [ -n "$1" ] && awk -v s="$1" 'BEGIN { exit !(s >= 95) }'; }
 
 # Haswell-E, DWARF 5, discriminators (perf 6.8 file, attr size 136)
-H=$LBR/autofdo-hierarchical_discriminator
-for data in "$H/hierarchical_discriminator_test.x86_64.perf.data" \
-	    "$H/derived-attr128/hierarchical_discriminator_test.x86_64.attr128.perf.data"; do
+H=$(data_dir lbr/autofdo-hierarchical_discriminator)
+for data in "$(data_file lbr/autofdo-hierarchical_discriminator/hierarchical_discriminator_test.x86_64.perf.data)" \
+	    "$(data_file lbr/autofdo-hierarchical_discriminator/derived-attr128/hierarchical_discriminator_test.x86_64.attr128.perf.data)"; do
 	n=hierarchical/$(basename "$data")
 	if "$OCREC" autofdo -i "$data" --binary "$H/symfs/local/home/kvivekananda/hierarchical_discriminator_test" \
 		-o "$TMP/h.prof" 2>"$TMP/err"; then
@@ -30,8 +28,9 @@ for data in "$H/hierarchical_discriminator_test.x86_64.perf.data" \
 done
 
 # Westmere, perf 3.3 file without build-ids: matched by path, with a warning
-T=$LBR/autofdo-test_lbr
-if "$OCREC" autofdo -i "$T/test.lbr" --binary "$T/test.binary" -o "$TMP/t.prof" 2>"$TMP/err"; then
+T=$(data_dir lbr/autofdo-test_lbr)
+TLBR=$(data_file lbr/autofdo-test_lbr/test.lbr)
+if "$OCREC" autofdo -i "$TLBR" --binary "$T/test.binary" -o "$TMP/t.prof" 2>"$TMP/err"; then
 	s=$(similarity "$T/profgen.prof.txt" "$TMP/t.prof")
 	if at_least_95 "$s"; then pass "test_lbr: similarity $s% with llvm-profgen 14"
 	else fail "test_lbr" "similarity '${s:-none}' < 95%"; fi
@@ -41,7 +40,7 @@ else
 	fail "test_lbr" "$(cat "$TMP/err")"
 fi
 # two inputs merge: every count doubles
-"$OCREC" autofdo -i "$T/test.lbr" -i "$T/test.lbr" --binary "$T/test.binary" -o "$TMP/t2.prof" 2>/dev/null
+"$OCREC" autofdo -i "$TLBR" -i "$TLBR" --binary "$T/test.binary" -o "$TMP/t2.prof" 2>/dev/null
 check_eq "two inputs merge (total samples double)" \
 	"$(( $(sed -n '1s/^[^:]*:\([0-9]*\):.*/\1/p' "$TMP/t.prof") * 2 ))" \
 	"$(sed -n '1s/^[^:]*:\([0-9]*\):.*/\1/p' "$TMP/t2.prof")"
@@ -59,11 +58,11 @@ if perf record -q -e cpu-clock -o "$TMP/nobr.data" "$TMP/p" >/dev/null 2>&1; the
 else
 	skip "no branch stacks" "perf record -e cpu-clock does not work here"
 fi
-"$OCREC" autofdo -i "$T/test.lbr" --binary "$TMP/missing" -o "$TMP/x.prof" 2>"$TMP/err"
+"$OCREC" autofdo -i "$TLBR" --binary "$TMP/missing" -o "$TMP/x.prof" 2>"$TMP/err"
 check_eq "missing binary: exit 2" 2 $?
 check_eq "missing binary: one line" 1 "$(wc -l <"$TMP/err")"
 cc -O1 -o "$TMP/nodebug" "$TMP/p.c"
-"$OCREC" autofdo -i "$T/test.lbr" --binary "$TMP/nodebug" -o "$TMP/x.prof" 2>"$TMP/err"
+"$OCREC" autofdo -i "$TLBR" --binary "$TMP/nodebug" -o "$TMP/x.prof" 2>"$TMP/err"
 check_match "binary without debug info: says so" "no debug info" "$(cat "$TMP/err")"
 printf 'PERFILE2garbage' >"$TMP/bad.data"
 "$OCREC" autofdo -i "$TMP/bad.data" --binary "$T/test.binary" -o "$TMP/x.prof" 2>"$TMP/err"

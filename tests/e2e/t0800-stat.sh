@@ -79,19 +79,15 @@ check_eq "libpfm4 name: exit 0" 0 "$rc"
 if [ "${n:-0}" -ge 2000 ] 2>/dev/null; then pass "libpfm4 perf::PERF_COUNT_SW_PAGE_FAULTS counts 2000 touched pages ($n)"
 else fail "libpfm4 name" "$(cat "$TMP/pfm")"; fi
 
-# --- names from the event tables (for a Skylake-X, from ../shared) ----------------
-if [ -d "$SHARED/data/perfmon" ]; then
-	"$OCREC" --cpuinfo "$SHARED/data/cpuinfo/skx.cpuinfo" --sysfs "$ROOT/tests/fixtures/cpu/sysfs-skx/sys" \
-		stat --events "$SHARED/data/perfmon" -x, -e '{BR_INST_RETIRED.NEAR_TAKEN,INST_RETIRED.ANY},task-clock' \
-		true 2>"$TMP/tab"; rc=$?
-	check_eq "table names: exit 0" 0 "$rc"
-	check_eq "table names resolved and shown by their perf names" \
-		"br_inst_retired_near_taken inst_retired_any task-clock" "$(cut -d, -f3 "$TMP/tab" | tr '\n' ' ' | sed 's/ $//')"
-	check_match "each is counted or, without that PMU here, <not supported>" \
-		'^([0-9.]+|<not supported>),,br_inst_retired_near_taken,' "$(head -n 1 "$TMP/tab")"
-else
-	skip "table names" "../shared/data/perfmon is absent"
-fi
+# --- names from the event tables (for a Skylake-X, tests/data) ----------------------
+"$OCREC" --cpuinfo "$(data_file cpuinfo/skx.cpuinfo)" --sysfs "$ROOT/tests/fixtures/cpu/sysfs-skx/sys" \
+	stat --events "$(data_dir perfmon)" -x, -e '{BR_INST_RETIRED.NEAR_TAKEN,INST_RETIRED.ANY},task-clock' \
+	true 2>"$TMP/tab"; rc=$?
+check_eq "table names: exit 0" 0 "$rc"
+check_eq "table names resolved and shown by their perf names" \
+	"br_inst_retired_near_taken inst_retired_any task-clock" "$(cut -d, -f3 "$TMP/tab" | tr '\n' ' ' | sed 's/ $//')"
+check_match "each is counted or, without that PMU here, <not supported>" \
+	'^([0-9.]+|<not supported>),,br_inst_retired_near_taken,' "$(head -n 1 "$TMP/tab")"
 
 # --- -p PID: attach to a running process ---------------------------------------
 mkfifo "$TMP/fifo"

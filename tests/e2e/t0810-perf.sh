@@ -34,28 +34,22 @@ cmd=$("$OCREC" perf -n stat -x, -e '{task-clock,page-faults}' true)
 eval "$cmd" 2>"$TMP/eval.err"; rc=$?
 check_eq "the printed command runs as printed (shell quoting)" "0 2" "$rc $(grep -c -E ',(task-clock|page-faults),' "$TMP/eval.err")"
 
-# --- table events rewritten as pmu-tools' ocperf.py does (its output is the oracle) ---
-if [ -d "$SHARED/data/perfmon" ] && [ -f "$SHARED/data/oracle/ocperf/skx.tsv" ]; then
-	ORACLE=$SHARED/data/oracle/ocperf
-	# oracle FILE NAME: ocperf.py's -e string for NAME
-	oracle() { awk -F'\t' -v n="$2" '$1 == n { print $2; exit }' "$ORACLE/$1"; }
-	skx() { "$OCREC" --cpuinfo "$SHARED/data/cpuinfo/skx.cpuinfo" --sysfs "$FIX/sysfs-skx/sys" \
-		perf -n --events "$SHARED/data/perfmon" "$@"; }
-	br=$(oracle skx.tsv BR_INST_RETIRED.NEAR_TAKEN) inst=$(oracle skx.tsv INST_RETIRED.ANY)
-	l2=$(oracle skx.tsv L2_RQSTS.ALL_DEMAND_MISS)
-	check_eq "stat: list and group rewritten, perf's events kept" \
-		"perf stat -e '$br,{$inst,cycles}:u,$l2' -a sleep 1" \
-		"$(skx stat -e 'BR_INST_RETIRED.NEAR_TAKEN,{INST_RETIRED.ANY,cycles}:u,L2_RQSTS.ALL_DEMAND_MISS' -a sleep 1)"
-	rbr=$(oracle skx.record.tsv BR_INST_RETIRED.NEAR_TAKEN) rl3=$(oracle skx.record.tsv MEM_LOAD_RETIRED.L3_MISS)
-	check_eq "record: --event= and -e with the sampling period, workload's -e untouched" \
-		"perf record --event=$rbr -b -e $rl3 -- ./prog -e BR_INST_RETIRED.NEAR_TAKEN" \
-		"$(skx record --event=BR_INST_RETIRED.NEAR_TAKEN -b -e MEM_LOAD_RETIRED.L3_MISS -- ./prog -e BR_INST_RETIRED.NEAR_TAKEN)"
-	check_eq "ocperf's pmu/NAME/ form" "perf stat -e ${br%/}/u true" \
-		"$(skx stat -e cpu/BR_INST_RETIRED.NEAR_TAKEN/u true)"
-	"$OCREC" --cpuinfo "$SHARED/data/cpuinfo/skx.cpuinfo" --sysfs "$FIX/sysfs-skx/sys" \
-		perf -n -v --events "$SHARED/data/perfmon" stat -e NO_SUCH.EVENT true >"$TMP/o" 2>"$TMP/e"
-	check_eq "an unknown name is left for perf" "perf stat -e NO_SUCH.EVENT true" "$(cat "$TMP/o")"
-	check_match "-v says why it was left" "NO_SUCH.EVENT" "$(cat "$TMP/e")"
-else
-	skip "table events" "../shared perfmon tables or the ocperf oracle are absent"
-fi
+# --- table events rewritten as pmu-tools' ocperf.py does (tests/data/oracle/ocperf) ---
+SKX_CPUINFO=$(data_file cpuinfo/skx.cpuinfo) PERFMON=$(data_dir perfmon)
+# oracle FILE NAME: ocperf.py's -e string for NAME
+oracle() { awk -F'\t' -v n="$2" '$1 == n { print $2; exit }' "$(data_file "oracle/ocperf/$1")"; }
+skx() { "$OCREC" --cpuinfo "$SKX_CPUINFO" --sysfs "$FIX/sysfs-skx/sys" perf -n --events "$PERFMON" "$@"; }
+br=$(oracle skx.tsv BR_INST_RETIRED.NEAR_TAKEN) inst=$(oracle skx.tsv INST_RETIRED.ANY)
+l2=$(oracle skx.tsv L2_RQSTS.ALL_DEMAND_MISS)
+check_eq "stat: list and group rewritten, perf's events kept" \
+	"perf stat -e '$br,{$inst,cycles}:u,$l2' -a sleep 1" \
+	"$(skx stat -e 'BR_INST_RETIRED.NEAR_TAKEN,{INST_RETIRED.ANY,cycles}:u,L2_RQSTS.ALL_DEMAND_MISS' -a sleep 1)"
+rbr=$(oracle skx.record.tsv BR_INST_RETIRED.NEAR_TAKEN) rl3=$(oracle skx.record.tsv MEM_LOAD_RETIRED.L3_MISS)
+check_eq "record: --event= and -e with the sampling period, workload's -e untouched" \
+	"perf record --event=$rbr -b -e $rl3 -- ./prog -e BR_INST_RETIRED.NEAR_TAKEN" \
+	"$(skx record --event=BR_INST_RETIRED.NEAR_TAKEN -b -e MEM_LOAD_RETIRED.L3_MISS -- ./prog -e BR_INST_RETIRED.NEAR_TAKEN)"
+check_eq "ocperf's pmu/NAME/ form" "perf stat -e ${br%/}/u true" \
+	"$(skx stat -e cpu/BR_INST_RETIRED.NEAR_TAKEN/u true)"
+skx -v stat -e NO_SUCH.EVENT true >"$TMP/o" 2>"$TMP/e"
+check_eq "an unknown name is left for perf" "perf stat -e NO_SUCH.EVENT true" "$(cat "$TMP/o")"
+check_match "-v says why it was left" "NO_SUCH.EVENT" "$(cat "$TMP/e")"
