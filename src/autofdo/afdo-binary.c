@@ -377,52 +377,6 @@ bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *out, 
 	return false;
 }
 
-/* --- hash map --- */
-static size_t slot_of(uint64_t a, uint64_t b, size_t cap)
-{
-	return (size_t)(hash_u64(a * 0x9e3779b97f4a7c15ULL + b) & (cap - 1));
-}
-
-uint64_t *afdo_map_find(const struct afdo_map *m, uint64_t a, uint64_t b)
-{
-	size_t i;
-	if (!m->cap)
-		return NULL;
-	for (i = slot_of(a, b, m->cap); m->slots[i].used; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].a == a && m->slots[i].b == b)
-			return &m->slots[i].val;
-	return NULL;
-}
-
-uint64_t *afdo_map_get(struct afdo_map *m, uint64_t a, uint64_t b)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap) {
-		struct afdo_map old = *m;
-		size_t k;
-		m->cap = m->cap ? m->cap * 2 : 64;
-		m->slots = xcalloc(m->cap, sizeof(*m->slots));
-		m->n = 0;
-		for (k = 0; k < old.cap; k++)
-			if (old.slots[k].used)
-				*afdo_map_get(m, old.slots[k].a, old.slots[k].b) = old.slots[k].val;
-		free(old.slots);
-	}
-	for (i = slot_of(a, b, m->cap); m->slots[i].used; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].a == a && m->slots[i].b == b)
-			return &m->slots[i].val;
-	m->slots[i] = (struct afdo_map_slot){ a, b, 0, true };
-	m->n++;
-	return &m->slots[i].val;
-}
-
-void afdo_map_free(struct afdo_map *m)
-{
-	free(m->slots);
-	memset(m, 0, sizeof(*m));
-}
-
 /* --- runtime address mapping --- */
 struct mapping {
 	int64_t pid;

@@ -7,29 +7,20 @@
 
 #include "autofdo/autofdo.h"
 #include "symbols/debuginfo.h"
+#include "util/util.h"
 
 struct debuginfo *afdo_binary_debuginfo(struct afdo_binary *b);
 /* The first instruction starting at or after addr within the code; false at the end. */
 bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *insn, unsigned *size);
 
-/* Open-addressing hash from a pair of u64 keys to a u64 value. */
-struct afdo_map_slot {
-	uint64_t a, b, val;
-	bool used;
+/* The key of the counters' tables (util.h's struct hmap, values uint64_t). */
+struct afdo_pair {
+	uint64_t a, b;
 };
-struct afdo_map {
-	struct afdo_map_slot *slots;
-	size_t cap, n;
-};
-/* The value slot for (a, b), created as 0 when absent. */
-uint64_t *afdo_map_get(struct afdo_map *m, uint64_t a, uint64_t b);
-/* The value slot, or NULL when absent. */
-uint64_t *afdo_map_find(const struct afdo_map *m, uint64_t a, uint64_t b);
-void afdo_map_free(struct afdo_map *m);
 
 /* Counters (afdo_counts) as the profile builder reads them. */
-const struct afdo_map *afdo_counts_ranges(const struct afdo_counts *c);    /* (begin, end) inclusive */
-const struct afdo_map *afdo_counts_branches(const struct afdo_counts *c);  /* (from, to) */
+const struct hmap *afdo_counts_ranges(const struct afdo_counts *c);    /* (begin, end) inclusive */
+const struct hmap *afdo_counts_branches(const struct afdo_counts *c);  /* (from, to) */
 
 /* Address mapping for one input: the binary's mappings seen in MMAP records. */
 struct afdo_mapper;

@@ -85,7 +85,7 @@ struct reader {
 	struct afdo_binary *bin;
 	struct afdo_counts *counts;
 	struct afdo_mapper *mapper;
-	struct afdo_map index;       /* (hash, probe) -> line index + 1 */
+	struct hmap index;           /* afdo_pair (hash, probe) -> line index + 1 */
 	struct pending_line *lines;
 	size_t nr_lines, cap_lines, bytes;
 	uint64_t stacks;
@@ -111,7 +111,7 @@ static void add_line(struct reader *r, const char *text, size_t len)
 	uint64_t h = hash_text(text, len), k;
 
 	for (k = 0;; k++) {
-		uint64_t *v = afdo_map_get(&r->index, h, k);
+		uint64_t *v = hmap_get(&r->index, &(struct afdo_pair){ h, k });
 		struct pending_line *pl;
 		if (*v) {
 			pl = &r->lines[*v - 1];
@@ -175,7 +175,7 @@ static void flush_lines(struct reader *r)
 	}
 	r->nr_lines = 0;
 	r->bytes = 0;
-	afdo_map_free(&r->index);
+	hmap_free(&r->index);
 }
 
 int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_counts *c,
@@ -194,6 +194,7 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 	if (!fp)
 		return oc_err_errno("cannot open %s", path);
 	r.mapper = afdo_mapper_new(b, true);
+	hmap_init(&r.index, sizeof(struct afdo_pair), sizeof(uint64_t), NULL);
 	while ((len = getline(&line, &cap, fp)) >= 0) {
 		char *p = line, *end, *mm;
 

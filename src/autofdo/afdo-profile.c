@@ -22,13 +22,21 @@ static void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void 
 
 /* --- counters --- */
 struct afdo_counts {
-	struct afdo_map ranges, branches;
+	struct hmap ranges, branches;    /* afdo_pair -> uint64_t count */
 	uint64_t nr_stacks, nr_in_binary;
 };
 
-struct afdo_counts *afdo_counts_new(void) { return xcalloc(1, sizeof(struct afdo_counts)); }
-const struct afdo_map *afdo_counts_ranges(const struct afdo_counts *c) { return &c->ranges; }
-const struct afdo_map *afdo_counts_branches(const struct afdo_counts *c) { return &c->branches; }
+struct afdo_counts *afdo_counts_new(void)
+{
+	struct afdo_counts *c = xcalloc(1, sizeof(*c));
+
+	hmap_init(&c->ranges, sizeof(struct afdo_pair), sizeof(uint64_t), NULL);
+	hmap_init(&c->branches, sizeof(struct afdo_pair), sizeof(uint64_t), NULL);
+	return c;
+}
+
+const struct hmap *afdo_counts_ranges(const struct afdo_counts *c) { return &c->ranges; }
+const struct hmap *afdo_counts_branches(const struct afdo_counts *c) { return &c->branches; }
 uint64_t afdo_counts_nr_stacks(const struct afdo_counts *c) { return c->nr_stacks; }
 uint64_t afdo_counts_nr_in_binary(const struct afdo_counts *c) { return c->nr_in_binary; }
 
@@ -36,8 +44,8 @@ void afdo_counts_free(struct afdo_counts *c)
 {
 	if (!c)
 		return;
-	afdo_map_free(&c->ranges);
-	afdo_map_free(&c->branches);
+	hmap_free(&c->ranges);
+	hmap_free(&c->branches);
 	free(c);
 }
 
@@ -70,10 +78,10 @@ void afdo_counts_add_stack(struct afdo_counts *c, const struct afdo_lbr *lbr, si
 			continue;
 		c->nr_in_binary += weight;
 		if (e->from_in && e->to_in)
-			*afdo_map_get(&c->branches, e->from, e->to) += weight;
+			*(uint64_t *)hmap_get(&c->branches, &(struct afdo_pair){ e->from, e->to }) += weight;
 		if (newer_from_in && e->to_in && e->to <= newer_from &&
 		    newer_from - e->to < MAX_RANGE_BYTES)
-			*afdo_map_get(&c->ranges, e->to, newer_from) += weight;
+			*(uint64_t *)hmap_get(&c->ranges, &(struct afdo_pair){ e->to, newer_from }) += weight;
 		newer_from = e->from;
 		newer_from_in = e->from_in;
 	}
@@ -125,79 +133,79 @@ struct callsite {
 struct fprof {
 	unsigned name;
 	uint64_t total, head;
-	struct afdo_map body_index;      /* (offset, disc) -> index + 1 */
+	struct hmap body_index;          /* struct site -> index in body */
 	struct body_sample *body;
 	size_t nr_body, cap_body;
-	struct afdo_map callsite_index;  /* (offset << 32 | disc, name) -> index + 1 */
+	struct hmap callsite_index;      /* struct site -> index in calls */
 	struct callsite *calls;
 	size_t nr_calls, cap_calls;
 };
 
 struct afdo_profile {
 	enum afdo_flavor flavor;
-	const char **names;
-	size_t nr_names, cap_names;
-	struct afdo_map name_index;      /* (hash, probe) -> id + 1 */
-	struct afdo_map top_index;       /* (name, 0) -> index + 1 */
+	struct hmap names;               /* const char * (the debug info's); entry i is name id i */
+	struct hmap top_index;           /* unsigned name -> struct fprof * */
 	struct fprof **top;
 	size_t nr_top, cap_top;
 };
 
 static unsigned intern(struct afdo_profile *p, const char *s)
 {
-	uint64_t h = hash_str(s), k;
-
-	for (k = 0;; k++) {
-		uint64_t *v = afdo_map_get(&p->name_index, h, k);
-		if (!*v) {
-			GROW(p->names, p->cap_names, p->nr_names + 1);
-			p->names[p->nr_names] = s;
-			*v = ++p->nr_names;
-			return (unsigned)(*v - 1);
-		}
-		if (!strcmp(p->names[*v - 1], s))
-			return (unsigned)(*v - 1);
-	}
+	return (unsigned)hmap_add(&p->names, &s, NULL);
 }
+
+static const char *name_of(const struct afdo_profile *p, unsigned id)
+{
+	return *(const char *const *)hmap_key(&p->names, id);
+}
+
+/* A line of a function's body, or a callsite there with its callee's name. */
+struct site {
+	uint32_t offset, disc, name;
+};
 
 static struct fprof *new_fprof(unsigned name)
 {
 	struct fprof *f = xcalloc(1, sizeof(*f));
 	f->name = name;
+	hmap_init(&f->body_index, sizeof(struct site), sizeof(size_t), NULL);
+	hmap_init(&f->callsite_index, sizeof(struct site), sizeof(size_t), NULL);
 	return f;
 }
 
 static struct fprof *top_profile(struct afdo_profile *p, unsigned name)
 {
-	uint64_t *v = afdo_map_get(&p->top_index, name, 0);
-	if (!*v) {
+	struct fprof **f = hmap_get(&p->top_index, &name);
+	if (!*f) {
 		GROW(p->top, p->cap_top, p->nr_top + 1);
-		p->top[p->nr_top] = new_fprof(name);
-		*v = ++p->nr_top;
+		p->top[p->nr_top++] = *f = new_fprof(name);
 	}
-	return p->top[*v - 1];
+	return *f;
 }
 
 static struct body_sample *body_at(struct fprof *f, uint32_t offset, uint32_t disc)
 {
-	uint64_t *v = afdo_map_get(&f->body_index, offset, disc);
-	if (!*v) {
+	bool added;
+	size_t *i = hmap_val(&f->body_index, hmap_add(&f->body_index, &(struct site){ offset, disc, 0 }, &added));
+	if (added) {
 		GROW(f->body, f->cap_body, f->nr_body + 1);
 		f->body[f->nr_body] = (struct body_sample){ .offset = offset, .disc = disc };
-		*v = ++f->nr_body;
+		*i = f->nr_body++;
 	}
-	return &f->body[*v - 1];
+	return &f->body[*i];
 }
 
 static struct fprof *callsite_at(struct fprof *f, uint32_t offset, uint32_t disc, unsigned name)
 {
-	uint64_t *v = afdo_map_get(&f->callsite_index, (uint64_t)offset << 32 | disc, name);
-	if (!*v) {
+	bool added;
+	size_t *i = hmap_val(&f->callsite_index,
+			     hmap_add(&f->callsite_index, &(struct site){ offset, disc, name }, &added));
+	if (added) {
 		GROW(f->calls, f->cap_calls, f->nr_calls + 1);
 		f->calls[f->nr_calls] = (struct callsite){ offset, disc, new_fprof(name) };
-		*v = ++f->nr_calls;
+		*i = f->nr_calls++;
 	}
-	return f->calls[*v - 1].callee;
+	return f->calls[*i].callee;
 }
 
 static void free_fprof(struct fprof *f)
@@ -209,8 +217,8 @@ static void free_fprof(struct fprof *f)
 		free_fprof(f->calls[i].callee);
 	free(f->body);
 	free(f->calls);
-	afdo_map_free(&f->body_index);
-	afdo_map_free(&f->callsite_index);
+	hmap_free(&f->body_index);
+	hmap_free(&f->callsite_index);
 	free(f);
 }
 
@@ -222,9 +230,8 @@ void afdo_profile_free(struct afdo_profile *p)
 	for (i = 0; i < p->nr_top; i++)
 		free_fprof(p->top[i]);
 	free(p->top);
-	free(p->names);
-	afdo_map_free(&p->name_index);
-	afdo_map_free(&p->top_index);
+	hmap_free(&p->names);
+	hmap_free(&p->top_index);
 	free(p);
 }
 
@@ -333,31 +340,31 @@ struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts 
 	struct afdo_profile *p = xcalloc(1, sizeof(*p));
 	struct debuginfo *di = afdo_binary_debuginfo(b);
 	struct range_event *ev = NULL;
-	struct afdo_map filled = { 0 };
+	struct hmap filled;              /* afdo_pair: function ranges with zero counts */
 	size_t nev = 0, cap = 0, i;
 	int64_t sum = 0, cover = 0;
 
 	p->flavor = flavor;
+	hmap_init(&p->names, sizeof(const char *), 0, &hmap_str_ops);
+	hmap_init(&p->top_index, sizeof(unsigned), sizeof(struct fprof *), NULL);
+	hmap_init(&filled, sizeof(struct afdo_pair), 0, NULL);
 	/* ranges, plus zero counts over every function they touch so that
 	 * unexecuted code of a sampled function reads as cold */
-	for (i = 0; i < c->ranges.cap; i++) {
-		const struct afdo_map_slot *s = &c->ranges.slots[i];
+	for (i = 0; i < hmap_count(&c->ranges); i++) {
+		const struct afdo_pair *range = hmap_key(&c->ranges, i);
 		struct di_range fr[MAX_FUNC_RANGES];
 		int k, nr;
+		bool added;
 
-		if (!s->used)
-			continue;
-		add_event(&ev, &nev, &cap, s->a, s->b, s->val);
-		nr = di_function_ranges(di, s->a, fr, MAX_FUNC_RANGES);
+		add_event(&ev, &nev, &cap, range->a, range->b, *(uint64_t *)hmap_val(&c->ranges, i));
+		nr = di_function_ranges(di, range->a, fr, MAX_FUNC_RANGES);
 		for (k = 0; k < nr && k < MAX_FUNC_RANGES; k++) {
-			uint64_t *seen = afdo_map_get(&filled, fr[k].lo, fr[k].hi);
-			if (!*seen) {
-				*seen = 1;
+			hmap_add(&filled, &(struct afdo_pair){ fr[k].lo, fr[k].hi }, &added);
+			if (added)
 				add_event(&ev, &nev, &cap, fr[k].lo, fr[k].hi - 1, 0);
-			}
 		}
 	}
-	afdo_map_free(&filled);
+	hmap_free(&filled);
 	/* disjoint ranges with summed counts */
 	sort_items(ev, nev, sizeof(*ev), cmp_event);
 	for (i = 0; i < nev;) {
@@ -373,22 +380,23 @@ struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts 
 	free(ev);
 
 	/* calls: branches into function entries give call targets and head counts */
-	for (i = 0; i < c->branches.cap; i++) {
-		const struct afdo_map_slot *s = &c->branches.slots[i];
+	for (i = 0; i < hmap_count(&c->branches); i++) {
+		const struct afdo_pair *br = hmap_key(&c->branches, i);
+		uint64_t count = *(uint64_t *)hmap_val(&c->branches, i);
 		struct di_location loc;
 		const char *callee;
 		unsigned callee_id;
 
-		if (!s->used || !(callee = di_function_at_entry(di, s->b)))
+		if (!(callee = di_function_at_entry(di, br->b)))
 			continue;
 		callee_id = intern(p, callee);
-		if (di_lookup(di, s->a, &loc) == 0 && usable(&loc)) {
+		if (di_lookup(di, br->a, &loc) == 0 && usable(&loc)) {
 			struct fprof *f = leaf_profile(p, &loc, 0);
 			struct body_sample *bs = body_at(f, frame_offset(&loc.frames[0]),
 							 frame_disc(p, loc.frames[0].discriminator));
-			add_call_target(bs, callee_id, s->val);
+			add_call_target(bs, callee_id, count);
 		}
-		top_profile(p, callee_id)->head += s->val;
+		top_profile(p, callee_id)->head += count;
 	}
 	return p;
 }
@@ -401,7 +409,7 @@ static int cmp_top(const void *a, const void *b)
 	const struct fprof *x = *(struct fprof *const *)a, *y = *(struct fprof *const *)b;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	return strcmp(sort_profile->names[x->name], sort_profile->names[y->name]);
+	return strcmp(name_of(sort_profile, x->name), name_of(sort_profile, y->name));
 }
 
 static int cmp_body(const void *a, const void *b)
@@ -419,7 +427,7 @@ static int cmp_callsite(const void *a, const void *b)
 		return x->offset < y->offset ? -1 : 1;
 	if (x->disc != y->disc)
 		return x->disc < y->disc ? -1 : 1;
-	return strcmp(sort_profile->names[x->callee->name], sort_profile->names[y->callee->name]);
+	return strcmp(name_of(sort_profile, x->callee->name), name_of(sort_profile, y->callee->name));
 }
 
 static int cmp_target(const void *a, const void *b)
@@ -427,7 +435,7 @@ static int cmp_target(const void *a, const void *b)
 	const struct call_target *x = a, *y = b;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return strcmp(sort_profile->names[x->name], sort_profile->names[y->name]);
+	return strcmp(name_of(sort_profile, x->name), name_of(sort_profile, y->name));
 }
 
 /* Sort in place (indexes are not used after building). */
@@ -459,14 +467,14 @@ static void write_text_body(const struct afdo_profile *p, const struct fprof *f,
 		write_location(fp, depth, s->offset, s->disc);
 		fprintf(fp, "%llu", (unsigned long long)s->count);
 		for (t = 0; t < s->nr_targets; t++)
-			fprintf(fp, " %s:%llu", p->names[s->targets[t].name],
+			fprintf(fp, " %s:%llu", name_of(p, s->targets[t].name),
 				(unsigned long long)s->targets[t].count);
 		fputc('\n', fp);
 	}
 	for (i = 0; i < f->nr_calls; i++) {
 		const struct callsite *cs = &f->calls[i];
 		write_location(fp, depth, cs->offset, cs->disc);
-		fprintf(fp, "%s:%llu\n", p->names[cs->callee->name], (unsigned long long)cs->callee->total);
+		fprintf(fp, "%s:%llu\n", name_of(p, cs->callee->name), (unsigned long long)cs->callee->total);
 		write_text_body(p, cs->callee, fp, depth + 1);
 	}
 }
@@ -487,7 +495,7 @@ int afdo_write_llvm_text(const struct afdo_profile *p, FILE *fp)
 	sort_all(p);
 	for (i = 0; i < p->nr_top; i++) {
 		const struct fprof *f = p->top[i];
-		fprintf(fp, "%s:%llu:%llu\n", p->names[f->name], (unsigned long long)f->total,
+		fprintf(fp, "%s:%llu:%llu\n", name_of(p, f->name), (unsigned long long)f->total,
 			(unsigned long long)f->head);
 		write_text_body(p, f, fp, 1);
 	}
@@ -575,10 +583,10 @@ int afdo_write_gcc(const struct afdo_profile *p, FILE *fp)
 	put_u32(fp, 0);
 	put_u32(fp, GCOV_TAG_AFDO_FILE_NAMES);
 	put_u32(fp, 0);   /* length: GCC does not read it */
-	put_u32(fp, (uint32_t)p->nr_names + 1);
+	put_u32(fp, (uint32_t)hmap_count(&p->names) + 1);
 	put_string(fp, "");
-	for (i = 0; i < p->nr_names; i++)
-		put_string(fp, p->names[i]);
+	for (i = 0; i < hmap_count(&p->names); i++)
+		put_string(fp, name_of(p, i));
 	put_u32(fp, GCOV_TAG_AFDO_FUNCTION);
 	put_u32(fp, 0);
 	put_u32(fp, (uint32_t)p->nr_top);
@@ -721,7 +729,7 @@ static void mark_names(const struct fprof *f, bool *used)
 
 static int cmp_name_id(const void *a, const void *b)
 {
-	return strcmp(sort_profile->names[*(const unsigned *)a], sort_profile->names[*(const unsigned *)b]);
+	return strcmp(name_of(sort_profile, *(const unsigned *)a), name_of(sort_profile, *(const unsigned *)b));
 }
 
 /* SampleProfileWriterBinary::writeBody */
@@ -767,9 +775,9 @@ int afdo_write_llvm_ext(const struct afdo_profile *p, FILE *fp)
 	 * its layout order: the offset table before the profiles */
 	static const unsigned layout[] = { 0, 1, 2, 5, 3, 4, 6 };
 	struct strbuf hdr = STRBUF_INIT, sec = STRBUF_INIT;
-	bool *used = xcalloc(p->nr_names + 1, sizeof(*used));
-	unsigned *order = xcalloc(p->nr_names + 1, sizeof(*order));
-	unsigned *rank = xcalloc(p->nr_names + 1, sizeof(*rank));
+	bool *used = xcalloc(hmap_count(&p->names) + 1, sizeof(*used));
+	unsigned *order = xcalloc(hmap_count(&p->names) + 1, sizeof(*order));
+	unsigned *rank = xcalloc(hmap_count(&p->names) + 1, sizeof(*rank));
 	uint64_t *func_offset = xcalloc(p->nr_top + 1, sizeof(*func_offset));
 	struct ext_section table[ARRAY_SIZE(layout)];
 	size_t i, nr_used = 0, nr_sec = 0, start, table_at;
@@ -778,7 +786,7 @@ int afdo_write_llvm_ext(const struct afdo_profile *p, FILE *fp)
 	sort_all(p);
 	for (i = 0; i < p->nr_top; i++)
 		mark_names(p->top[i], used);
-	for (i = 0; i < p->nr_names; i++)
+	for (i = 0; i < hmap_count(&p->names); i++)
 		if (used[i])
 			order[nr_used++] = (unsigned)i;
 	sort_items(order, nr_used, sizeof(*order), cmp_name_id);
@@ -792,7 +800,7 @@ int afdo_write_llvm_ext(const struct afdo_profile *p, FILE *fp)
 	start = sec.len;
 	put_uleb(&sec, nr_used);
 	for (i = 0; i < nr_used; i++)
-		sb_add(&sec, p->names[order[i]], strlen(p->names[order[i]]) + 1);
+		sb_add(&sec, name_of(p, order[i]), strlen(name_of(p, order[i])) + 1);
 	end_section(table, &nr_sec, SEC_NAME_TABLE, start, &sec);
 
 	start = sec.len;

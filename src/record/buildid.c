@@ -19,18 +19,12 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
-struct dso {
-	char *path;
-	bool hit;
-};
-
 struct vma {
 	uint64_t start, end;
 	size_t dso;
 };
 
 struct proc {
-	uint32_t pid;
 	struct vma *vmas;
 	size_t nr, cap;
 };
@@ -44,11 +38,8 @@ struct pending {
 #define MAX_PENDING 4096
 
 struct dso_tracker {
-	struct dso *dsos;
-	size_t nr_dsos, cap_dsos;
-	struct proc *procs;
-	size_t nr_procs, cap_procs;
-	size_t last_proc;      /* samples come in runs from one process */
+	struct hmap dsos;      /* char *path (owned) -> bool sampled */
+	struct hmap procs;     /* uint32_t pid -> struct proc */
 	bool kernel_hit;
 	/* Records of one pass come from several per-CPU buffers, so a sample can
 	 * go by before the MMAP2 (or FORK) that maps it, drained later in the same
@@ -59,7 +50,11 @@ struct dso_tracker {
 
 struct dso_tracker *dso_tracker_new(void)
 {
-	return xcalloc(1, sizeof(struct dso_tracker));
+	struct dso_tracker *t = xcalloc(1, sizeof(*t));
+
+	hmap_init(&t->dsos, sizeof(char *), sizeof(bool), &hmap_str_ops);
+	hmap_init(&t->procs, sizeof(uint32_t), sizeof(struct proc), NULL);
+	return t;
 }
 
 void dso_tracker_free(struct dso_tracker *t)
@@ -68,47 +63,42 @@ void dso_tracker_free(struct dso_tracker *t)
 
 	if (!t)
 		return;
-	for (i = 0; i < t->nr_dsos; i++)
-		free(t->dsos[i].path);
-	for (i = 0; i < t->nr_procs; i++)
-		free(t->procs[i].vmas);
-	free(t->dsos);
-	free(t->procs);
+	for (i = 0; i < hmap_count(&t->dsos); i++)
+		free(*(char **)hmap_key(&t->dsos, i));
+	for (i = 0; i < hmap_count(&t->procs); i++)
+		free(((struct proc *)hmap_val(&t->procs, i))->vmas);
+	hmap_free(&t->dsos);
+	hmap_free(&t->procs);
 	free(t->pending);
 	free(t);
 }
 
 static size_t dso_index(struct dso_tracker *t, const char *path)
 {
-	size_t i;
+	bool added;
+	size_t i = hmap_add(&t->dsos, &path, &added);
 
-	for (i = 0; i < t->nr_dsos; i++)
-		if (strcmp(t->dsos[i].path, path) == 0)
-			return i;
-	GROW(t->dsos, t->cap_dsos, t->nr_dsos + 1);
-	t->dsos[t->nr_dsos].path = xstrdup(path);
-	t->dsos[t->nr_dsos].hit = false;
-	return t->nr_dsos++;
+	if (added)
+		*(char **)hmap_key(&t->dsos, i) = xstrdup(path);
+	return i;
 }
 
+static bool *dso_hit(const struct dso_tracker *t, size_t dso)
+{
+	return hmap_val(&t->dsos, dso);
+}
+
+static const char *dso_path(const struct dso_tracker *t, size_t dso)
+{
+	return *(char *const *)hmap_key(&t->dsos, dso);
+}
+
+/* The process (NULL when unknown); creating one moves the others. */
 static struct proc *find_proc(struct dso_tracker *t, uint32_t pid, bool create)
 {
-	size_t i;
+	size_t i = create ? hmap_add(&t->procs, &pid, NULL) : hmap_find(&t->procs, &pid);
 
-	if (t->last_proc < t->nr_procs && t->procs[t->last_proc].pid == pid)
-		return &t->procs[t->last_proc];
-	for (i = 0; i < t->nr_procs; i++)
-		if (t->procs[i].pid == pid) {
-			t->last_proc = i;
-			return &t->procs[i];
-		}
-	if (!create)
-		return NULL;
-	GROW(t->procs, t->cap_procs, t->nr_procs + 1);
-	memset(&t->procs[t->nr_procs], 0, sizeof(struct proc));
-	t->procs[t->nr_procs].pid = pid;
-	t->last_proc = t->nr_procs;
-	return &t->procs[t->nr_procs++];
+	return i == HMAP_NONE ? NULL : hmap_val(&t->procs, i);
 }
 
 void dso_tracker_add_map(struct dso_tracker *t, uint32_t pid, uint64_t start, uint64_t len, const char *path)
@@ -151,7 +141,7 @@ static bool mark_hit(struct dso_tracker *t, uint32_t pid, uint64_t ip)
 	/* Newest mapping first: a later mmap over the same range replaced it. */
 	for (i = p->nr; i-- > 0;)
 		if (ip >= p->vmas[i].start && ip < p->vmas[i].end) {
-			t->dsos[p->vmas[i].dso].hit = true;
+			*dso_hit(t, p->vmas[i].dso) = true;
 			return true;
 		}
 	return false;
@@ -239,10 +229,8 @@ bool dso_tracker_was_sampled(const struct dso_tracker *t, const char *path)
 
 	if (strcmp(path, "[kernel.kallsyms]") == 0)
 		return t->kernel_hit;
-	for (i = 0; i < t->nr_dsos; i++)
-		if (strcmp(t->dsos[i].path, path) == 0)
-			return t->dsos[i].hit;
-	return false;
+	i = hmap_find(&t->dsos, &path);
+	return i != HMAP_NONE && *dso_hit(t, i);
 }
 
 /* Walk raw notes (4-byte aligned Elf_Nhdr, name, desc) for NT_GNU_BUILD_ID. */
@@ -371,14 +359,14 @@ void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, con
 	int size;
 
 	dso_tracker_resolve_pending(t);
-	for (i = 0; i < t->nr_dsos; i++) {
-		if (!t->dsos[i].hit)
+	for (i = 0; i < hmap_count(&t->dsos); i++) {
+		if (!*dso_hit(t, i))
 			continue;
-		size = read_build_id(t->dsos[i].path, id);
+		size = read_build_id(dso_path(t, i), id);
 		if (!size)
 			continue;
-		pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, (uint8_t)size, t->dsos[i].path);
-		if (cache_dir && build_id_cache_add(cache_dir, t->dsos[i].path, id, size) < 0)
+		pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, (uint8_t)size, dso_path(t, i));
+		if (cache_dir && build_id_cache_add(cache_dir, dso_path(t, i), id, size) < 0)
 			oc_warn("%s", oc_errmsg());
 	}
 	if (t->kernel_hit) {

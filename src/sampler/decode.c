@@ -33,8 +33,7 @@ struct swb_space {
 	struct swb_mem *mem;
 	csh cs;
 	cs_insn *insn;
-	struct run **slots;     /* open addressing by start; NULL = empty */
-	size_t cap, used;
+	struct hmap runs;       /* uint64_t start -> struct run * */
 };
 
 struct swb_space *swb_space_new(void)
@@ -49,58 +48,34 @@ struct swb_space *swb_space_new(void)
 	cs_option(sp->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	sp->insn = cs_malloc(sp->cs);
 	sp->mem = swb_mem_new();
-	sp->cap = 1024;
-	sp->slots = xcalloc(sp->cap, sizeof(*sp->slots));
+	hmap_init(&sp->runs, sizeof(uint64_t), sizeof(struct run *), NULL);
 	return sp;
 }
 
-static void clear_slots(struct swb_space *sp)
+static struct run *run_at(const struct swb_space *sp, size_t i)
+{
+	return *(struct run **)hmap_val(&sp->runs, i);
+}
+
+static void free_runs(struct swb_space *sp)
 {
 	size_t i;
 
-	for (i = 0; i < sp->cap; i++) {
-		free_run(sp->slots[i]);
-		sp->slots[i] = NULL;
-	}
-	sp->used = 0;
+	for (i = 0; i < hmap_count(&sp->runs); i++)
+		free_run(run_at(sp, i));
+	hmap_clear(&sp->runs);
 }
 
 void swb_space_free(struct swb_space *sp)
 {
 	if (!sp)
 		return;
-	clear_slots(sp);
-	free(sp->slots);
+	free_runs(sp);
+	hmap_free(&sp->runs);
 	swb_mem_free(sp->mem);
 	cs_free(sp->insn, 1);
 	cs_close(&sp->cs);
 	free(sp);
-}
-
-static size_t slot_of(const struct swb_space *sp, uint64_t start)
-{
-	size_t i = hash_u64(start) & (sp->cap - 1);
-
-	while (sp->slots[i] && sp->slots[i]->start != start)
-		i = (i + 1) & (sp->cap - 1);
-	return i;
-}
-
-static void insert(struct swb_space *sp, struct run *r)
-{
-	if (2 * (sp->used + 1) > sp->cap) {
-		struct run **old = sp->slots;
-		size_t i, old_cap = sp->cap;
-
-		sp->cap *= 2;
-		sp->slots = xcalloc(sp->cap, sizeof(*sp->slots));
-		for (i = 0; i < old_cap; i++)
-			if (old[i])
-				sp->slots[slot_of(sp, old[i]->start)] = old[i];
-		free(old);
-	}
-	sp->slots[slot_of(sp, r->start)] = r;
-	sp->used++;
 }
 
 void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len)
@@ -110,24 +85,21 @@ void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len)
 
 	swb_mem_invalidate(sp->mem);
 	if (len == 0) {
-		clear_slots(sp);
+		free_runs(sp);
 		return;
 	}
-	keep = xmalloc(sp->used * sizeof(*keep) + 1);
-	for (i = 0; i < sp->cap; i++) {
-		struct run *r = sp->slots[i];
+	keep = xmalloc(hmap_count(&sp->runs) * sizeof(*keep) + 1);
+	for (i = 0; i < hmap_count(&sp->runs); i++) {
+		struct run *r = run_at(sp, i);
 
-		if (!r)
-			continue;
-		sp->slots[i] = NULL;
 		if (r->start < start + len && r->ctl.next > start)
 			free_run(r);
 		else
 			keep[n++] = r;
 	}
-	sp->used = 0;
+	hmap_clear(&sp->runs);
 	for (i = 0; i < n; i++)
-		insert(sp, keep[i]);
+		*(struct run **)hmap_get(&sp->runs, &keep[i]->start) = keep[i];
 	free(keep);
 }
 
@@ -374,13 +346,12 @@ struct swb_mem *swb_space_mem(struct swb_space *sp)
 
 const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr)
 {
-	struct run *r = sp->slots[slot_of(sp, addr)];
+	struct run **r = hmap_get(&sp->runs, &addr);
 
-	if (!r) {
-		r = xmalloc(sizeof(*r));
-		r->start = addr;
-		decode(sp, tid, addr, r);
-		insert(sp, r);
+	if (!*r) {
+		*r = xmalloc(sizeof(**r));
+		(*r)->start = addr;
+		decode(sp, tid, addr, *r);
 	}
-	return &r->ctl;
+	return &(*r)->ctl;
 }

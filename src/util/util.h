@@ -3,6 +3,7 @@
  * Library code never prints errors or exits: it records one message with
  * oc_err() and returns -1 (or NULL); the command-line front end prints it.
  * Warnings go through oc_warn(), which the front end routes to stderr.
+ * One header for the module: everything here is small and used everywhere.
  */
 #ifndef OCREC_UTIL_H
 #define OCREC_UTIL_H
@@ -99,24 +100,55 @@ char **str_split(const char *s, char sep, size_t *n);
 void strv_free(char **v);
 
 /* --- hashing ----------------------------------------------------------- */
-uint64_t hash_bytes(const void *p, size_t n);   /* FNV-1a 64 */
+uint64_t hash_bytes(const void *p, size_t n);   /* FNV-1a 64: stable, names cache files */
 static inline uint64_t hash_str(const char *s) { size_t n = 0; while (s[n]) n++; return hash_bytes(s, n); }
 static inline uint64_t hash_u64(uint64_t x)
 {
 	x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33;
 	x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33; return x;
 }
+/* For hash tables: 8 bytes at a time (hash_bytes goes a byte at a time). */
+uint64_t hash_mem(const void *p, size_t n);
+static inline uint64_t hash_words(const uint64_t *w, size_t n) { return hash_mem(w, n * 8); }
 
-/* Hash of a key made of 64-bit words: a word at a time, for hot hash tables
- * (hash_bytes goes a byte at a time). */
-static inline uint64_t hash_words(const uint64_t *w, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-	size_t i;
-	for (i = 0; i < n; i++)
-		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL + 0x2545f4914f6cdd1dULL;
-	return hash_u64(h);
-}
+/* --- hash table ---------------------------------------------------------
+ * Keys and values of fixed sizes, kept as entries in insertion order (entry i
+ * stays entry i, so tables double as arrays and iterate the same way on every
+ * run) behind an open-addressing index. Keys compare as bytes, or as the ops
+ * say: with hmap_str_ops a key is a const char * compared by content, and the
+ * caller keeps the string alive. Key and value pointers are valid until the
+ * next hmap_add. */
+struct hmap_ops {
+	uint64_t (*hash)(const void *key);
+	bool (*eq)(const void *a, const void *b);
+};
+extern const struct hmap_ops hmap_str_ops;
+
+struct hmap {
+	const struct hmap_ops *ops;      /* NULL: keys are bytes */
+	size_t key_size, val_size, val_off, entry_size;
+	unsigned char *entries;
+	size_t n, cap_entries;
+	uint64_t *index;                 /* 32 bits of hash << 32 | entry + 1; 0 empty */
+	size_t cap;                      /* a power of two, or 0 before the first add */
+};
+#define HMAP_NONE ((size_t)-1)
+
+void hmap_init(struct hmap *m, size_t key_size, size_t val_size, const struct hmap_ops *ops);
+/* The entry of key, or HMAP_NONE. */
+size_t hmap_find(const struct hmap *m, const void *key);
+/* The entry of key, added with a zeroed value when absent (*added says which;
+ * added may be NULL). */
+size_t hmap_add(struct hmap *m, const void *key, bool *added);
+/* Drop every entry, keep the memory. */
+void hmap_clear(struct hmap *m);
+/* Release the memory; the table stays usable, empty. */
+void hmap_free(struct hmap *m);
+static inline size_t hmap_count(const struct hmap *m) { return m->n; }
+static inline const void *hmap_key(const struct hmap *m, size_t i) { return m->entries + i * m->entry_size; }
+static inline void *hmap_val(const struct hmap *m, size_t i) { return m->entries + i * m->entry_size + m->val_off; }
+/* The value of key, added zeroed when absent. */
+static inline void *hmap_get(struct hmap *m, const void *key) { return hmap_val(m, hmap_add(m, key, NULL)); }
 
 /* --- time / terminal --------------------------------------------------- */
 double now_seconds(void);          /* CLOCK_MONOTONIC */
