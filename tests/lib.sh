@@ -27,6 +27,13 @@ check_fails() {
 check_eq() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
 }
+# check_empty NAME STATUS TEXT: a command exited 0 (STATUS) and TEXT, what it printed or a
+# filter of it, is empty (an empty-output check alone passes when the command crashes).
+check_empty() {
+	if [ "$2" != 0 ]; then fail "$1" "exit status $2${3:+: $3}"
+	elif [ -n "$3" ]; then fail "$1" "expected nothing, got '$3'"
+	else pass "$1"; fi
+}
 # check_match NAME REGEX TEXT: TEXT matches the extended regex.
 check_match() {
 	if printf '%s\n' "$3" | grep -Eq -- "$2"; then pass "$1"; else fail "$1" "'$3' does not match /$2/"; fi
@@ -89,6 +96,16 @@ need_shared() {
 		skip "$(basename "$0" .sh)" "../shared is absent: conformance data from real machines not available"
 		exit 0
 	fi
+}
+# need_helper NAME...: the test helpers (tests/helpers/NAME.c) make check builds; a
+# missing one fails the script, never skips it.
+need_helper() {
+	for _h in "$@"; do
+		if [ ! -x "$BUILD/tests/helpers/$_h" ]; then
+			fail "$(basename "$0" .sh)" "$BUILD/tests/helpers/$_h is not built (make test-bins)"
+			exit 1
+		fi
+	done
 }
 # need_cmd CMD...: skip the whole script when a tool is missing.
 need_cmd() {

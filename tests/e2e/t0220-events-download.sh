@@ -33,7 +33,8 @@ check "metrics are not fetched" test ! -e "$CACHE/SKL/metrics"
 check_match "sidecar keeps the ETag" '^etag "[0-9a-f]{40}"$' "$(grep '^etag' "$CACHE/SKL/events/skylake_core.json.etag")"
 check_match "sidecar keeps Last-Modified" '^last-modified [A-Z][a-z][a-z], ' \
 	"$(grep '^last-modified' "$CACHE/SKL/events/skylake_core.json.etag")"
-check_eq "no temporary files left" "" "$(find "$CACHE" -name '*.tmp*')"
+left=$(find "$CACHE" -name '*.tmp*'); rc=$?
+check_empty "no temporary files left" "$rc" "$left"
 check_eq "the cache serves resolve" "cpu/event=0xc4,umask=0x0,name=br_inst_retired_all_branches/" \
 	"$($OCREC resolve --cpu GenuineIntel-6-5E-3 BR_INST_RETIRED.ALL_BRANCHES)"
 check_eq "no progress line when stderr is not a terminal" "" "$(printf '%s' "$out" | tr -d -c '\r')"
@@ -60,7 +61,8 @@ for fault in "404:HTTP status 404" "truncate:" "garbage:not a perfmon event tabl
 		"$(cat "$TMP/err")"
 	[ -n "$msg" ] && check_match "$kind: the reason" "$msg" "$(cat "$TMP/err")"
 	check_eq "$kind: cache unchanged" "$before" "$(sum)"
-	check_eq "$kind: no temporary files left" "" "$(find "$CACHE" -name '*.tmp*')"
+	left=$(find "$CACHE" -name '*.tmp*'); rc=$?
+	check_empty "$kind: no temporary files left" "$rc" "$left"
 done
 echo "/mapfile.csv garbage" >"$TMP/faults"
 $DL --force >/dev/null 2>"$TMP/err"

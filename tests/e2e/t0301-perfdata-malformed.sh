@@ -3,6 +3,7 @@
 # error line naming the file and the byte offset, exit 2, and no crash or hang.
 . "$(dirname "$0")/../lib.sh"
 need_cmd python3
+need_helper sampler-record
 SAMPLER=$BUILD/tests/helpers/sampler-record
 
 printf 'int main(void){volatile long i,s=0;for(i=0;i<200000000;i++)s+=i&3?1:2;return s&1;}\n' >"$TMP/p.c"

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 HELPER=$BUILD/tests/helpers/sampler-trace
 PROGS=$ROOT/tests/progs
-[ -x "$HELPER" ] || { skip sampler-exact "$HELPER is not built"; exit 0; }
+need_helper sampler-trace
 case $(uname -m) in x86_64) ;; *) skip sampler-exact "the software branch sampler decodes x86-64 only"; exit 0 ;; esac
 
 # Static programs start with fewer branches (no dynamic loader); fall back

@@ -12,7 +12,7 @@ mkdir -p "$HOME"
 HELPER=$BUILD/tests/helpers/sampler-trace
 RECORDER=$BUILD/tests/helpers/sampler-record
 PROGS=$ROOT/tests/progs
-[ -x "$RECORDER" ] || { skip sampler-record "$RECORDER is not built"; exit 0; }
+need_helper sampler-trace sampler-record
 # The article's compiler branched at div.c:8; gcc 12 -O2 makes it a cmov
 # unless if-conversion is off.
 cc_prog div "$PROGS/div.c" -DITERS=30000000 -fno-if-conversion -fno-if-conversion2 ||
@@ -63,17 +63,13 @@ rets=$(grep -c '^foo+0x[0-9a-f]*/main+0x[0-9a-f]*/.*/RET$' loop.br)
 check_eq "loop: every window holds 64 branches" 0 "$((total % 64))"
 check "loop: as many returns from foo as calls, up to window edges ($calls, $rets)" \
 	awk -v c="$calls" -v r="$rets" -v n="$((total / 64))" 'BEGIN { d = c - r; exit !(d <= n && -d <= n && c > 0) }'
-if [ -x "$HELPER" ]; then
-	# Without address randomization a PIE is loaded at 0x555555554000.
-	main=$(nm loop | awk '$3 == "main" { print $1 }')
-	"$HELPER" full --start "$(printf '%x' $((0x555555554000 + 0x$main)))" -- ./loop 200 >loop.full 2>/dev/null
-	want=$(awk 'NF == 3 { n++; if ($3 == 4) c++ } END { if (n) printf "%.4f", c / n }' loop.full)
-	got=$(awk -v c="$calls" -v n="$total" 'BEGIN { if (n) printf "%.4f", c / n }')
-	check "loop: share of calls to foo matches the exact trace ($got vs $want)" \
-		awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(b > 0.1 && d < 0.03 && -d < 0.03) }'
-else
-	skip "loop: exact share" "$HELPER is not built"
-fi
+# Without address randomization a PIE is loaded at 0x555555554000.
+main=$(nm loop | awk '$3 == "main" { print $1 }')
+"$HELPER" full --start "$(printf '%x' $((0x555555554000 + 0x$main)))" -- ./loop 200 >loop.full 2>/dev/null
+want=$(awk 'NF == 3 { n++; if ($3 == 4) c++ } END { if (n) printf "%.4f", c / n }' loop.full)
+got=$(awk -v c="$calls" -v n="$total" 'BEGIN { if (n) printf "%.4f", c / n }')
+check "loop: share of calls to foo matches the exact trace ($got vs $want)" \
+	awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(b > 0.1 && d < 0.03 && -d < 0.03) }'
 
 # --- the workload behaves as without ocrec ---
 $REC -q -o exit.data sh -c 'exit 7' >/dev/null 2>&1
@@ -143,12 +139,8 @@ check_eq "-p: the process runs on after the detach" running "$(kill -0 $pid 2>/d
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
 check_match "-p: windows recorded before SIGINT" '^[1-9]' "$(perf script -i int.data 2>/dev/null | wc -l)"
 
-# Through the command line, when it offers the software sampler.
-if "$OCREC" record --help 2>&1 | grep -q branch-sampler; then
-	"$OCREC" record -b --branch-sampler=software -F 1000 -o cli.data ./div >cli.out 2>&1
-	check_eq "ocrec record -b --branch-sampler=software: exit 0" 0 $?
-	check_match "ocrec record: the summary says the branch stacks are emulated" 'software branch sampler|emulated' "$(cat cli.out)"
-	check_match "ocrec record: branch stacks in the file" 'branch_sample_type: ANY' "$(perf evlist -v -i cli.data 2>/dev/null)"
-else
-	skip "ocrec record --branch-sampler=software" "the command line does not offer it yet"
-fi
+# Through the command line.
+"$OCREC" record -b --branch-sampler=software -F 1000 -o cli.data ./div >cli.out 2>&1
+check_eq "ocrec record -b --branch-sampler=software: exit 0" 0 $?
+check_match "ocrec record: the summary says the branch stacks are emulated" 'software branch sampler|emulated' "$(cat cli.out)"
+check_match "ocrec record: branch stacks in the file" 'branch_sample_type: ANY' "$(perf evlist -v -i cli.data 2>/dev/null)"

@@ -7,7 +7,7 @@
 LLVM=/usr/lib/llvm-14/bin
 need_cmd "$LLVM/llvm-profgen" "$LLVM/llvm-profdata" perf objdump
 SYNTH=$BUILD/tests/helpers/pd-synth
-[ -x "$SYNTH" ] || { skip "pd-synth" "$SYNTH is not built"; exit 0; }
+need_helper pd-synth
 cd "$TMP" || exit 1
 
 similarity() {
