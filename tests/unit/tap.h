@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_failed;
@@ -35,6 +36,25 @@ static int tap_failed;
 #define SKIP(name, why) printf("SKIP %s: %s\n", name, why)
 
 static inline int test_done(void) { return tap_failed ? 1 : 0; }
+
+/* Temporary files go under $TMPDIR, else /tmp, as the runner's do: BUF (of SIZE) gets
+ * $TMPDIR/NAME, NAME ending in XXXXXX, made unique by mkdtemp or mkstemp. */
+static inline void tmp_template(char *buf, size_t size, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(buf, size, "%s/%s", dir && *dir ? dir : "/tmp", name);
+}
+static inline char *test_mkdtemp(char *buf, size_t size, const char *name)
+{
+	tmp_template(buf, size, name);
+	return mkdtemp(buf);
+}
+static inline int test_mkstemp(char *buf, size_t size, const char *name)
+{
+	tmp_template(buf, size, name);
+	return mkstemp(buf);
+}
 
 /* The line number of the first line of a source file holding marker; 0 if none. */
 static inline unsigned marker_line(const char *path, const char *marker)

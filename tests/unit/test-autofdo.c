@@ -144,7 +144,7 @@ static void remove_dir(const char *dir)
 
 static void test_profile(void)
 {
-	char dir[] = "/tmp/ocrec-afdo.XXXXXX", *bin, *text = NULL, *gcov;
+	char dir[4096], *bin, *text = NULL, *gcov;
 	struct afdo_binary *b;
 	struct afdo_counts *c;
 	struct afdo_profile *p;
@@ -154,7 +154,7 @@ static void test_profile(void)
 	FILE *fp;
 	size_t len = 0;
 
-	if (!mkdtemp(dir))
+	if (!test_mkdtemp(dir, sizeof(dir), "ocrec-afdo.XXXXXX"))
 		return;
 	bin = compile_in(dir, "inline", "cc", SRC);
 	if (!bin) {
@@ -297,7 +297,7 @@ static int gcov_line_counts(const char *buf, size_t len, const char *fname, uint
  * count of a line: the line's largest count must come last. */
 static void test_gcc_line_max(void)
 {
-	char dir[] = "/tmp/ocrec-afdo.XXXXXX", *bin = NULL, *buf = NULL;
+	char dir[4096], *bin = NULL, *buf = NULL;
 	unsigned line = marker_line(DISC_SRC, "@disc_line");
 	struct afdo_binary *b = NULL;
 	struct afdo_counts *c = NULL;
@@ -311,7 +311,7 @@ static void test_gcc_line_max(void)
 	FILE *fp;
 	int n;
 
-	if (!mkdtemp(dir))
+	if (!test_mkdtemp(dir, sizeof(dir), "ocrec-afdo.XXXXXX"))
 		return;
 	bin = compile_in(dir, "disc", "gcc", DISC_SRC);
 	if (!bin) {

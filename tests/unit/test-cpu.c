@@ -133,9 +133,9 @@ static void test_cpu_strings(void)
 /* A CPU described by CPUID text alone. */
 static int classify_dump(const char *text, struct cpu_desc *c)
 {
-	char path[] = "/tmp/ocrec-test-cpuid.XXXXXX";
+	char path[4096];
 	struct cpu_source src = { .cpuid = path };
-	int fd = mkstemp(path), ret;
+	int fd = test_mkstemp(path, sizeof(path), "ocrec-test-cpuid.XXXXXX"), ret;
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
 		return -1;
 	close(fd);

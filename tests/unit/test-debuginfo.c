@@ -16,7 +16,7 @@ struct ref_frame {
 	unsigned line, column, start_line, disc;
 };
 
-static char tmpdir[] = "/tmp/ocrec-di.XXXXXX";
+static char tmpdir[4096];
 
 static int run(const char *cmd)
 {
@@ -188,7 +188,7 @@ int main(void)
 	struct di_location loc;
 	char *cmd, *stripped;
 
-	if (!mkdtemp(tmpdir)) {
+	if (!test_mkdtemp(tmpdir, sizeof(tmpdir), "ocrec-di.XXXXXX")) {
 		printf("FAIL mkdtemp\n");
 		return 1;
 	}

@@ -268,10 +268,10 @@ static void test_libpfm(void)
 int main(void)
 {
 	const char *root = getenv("OCREC_ROOT");
-	char tmp[] = "/tmp/ocrec-test-events.XXXXXX";
+	char tmp[4096];
 
 	snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures/events", root ? root : ".");
-	if (!mkdtemp(tmp)) {
+	if (!test_mkdtemp(tmp, sizeof(tmp), "ocrec-test-events.XXXXXX")) {
 		printf("FAIL mkdtemp\n");
 		return 1;
 	}

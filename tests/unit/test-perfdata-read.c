@@ -44,7 +44,7 @@ static char *write_file(const struct tattr *a, size_t nr, size_t attr_size, cons
 	struct strbuf b = STRBUF_INIT;
 	uint64_t ids_off = 104 + nr * attr_size, data_off = ids_off, feat_off;
 	uint64_t features[4] = { 0 };
-	char *path = xstrdup("/tmp/ocrec-test-pdread.XXXXXX");
+	char *path = xmalloc(4096);
 	size_t i, fo;
 	int fd;
 
@@ -80,7 +80,7 @@ static char *write_file(const struct tattr *a, size_t nr, size_t attr_size, cons
 	}
 	for (i = 0; i < nf; i++)
 		put(&b, f[i].data, f[i].len);
-	fd = mkstemp(path);
+	fd = test_mkstemp(path, 4096, "ocrec-test-pdread.XXXXXX");
 	if (fd < 0 || write(fd, b.buf, b.len) != (ssize_t)b.len) {
 		perror("test file");
 		exit(1);

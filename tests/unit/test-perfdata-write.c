@@ -628,10 +628,10 @@ static void test_empty_fields(void)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/ocrec-pdwrite.XXXXXX";
+	char tmpl[4096];
 	size_t i;
 
-	dir = mkdtemp(tmpl);
+	dir = test_mkdtemp(tmpl, sizeof(tmpl), "ocrec-pdwrite.XXXXXX");
 	if (!dir) {
 		CHECK(0, "temporary directory");
 		return test_done();

@@ -229,7 +229,7 @@ static void test_record_run(void)
 	char *argv[] = { "true", NULL };
 	char *intel_ev[] = { "BR_INST_RETIRED.ALL_BRANCHES:p", NULL };
 	char *amd_ev[] = { "r00c4:p", NULL };
-	char dir[] = "/tmp/ocrec-test-record-XXXXXX";
+	char dir[4096];
 	char *out, *skx = fixture("skx.cpuid"), *skx_sys = fixture("sysfs-skx/sys");
 	char *zen4 = fixture("amd-zen4-lbrv2.cpuid"), *zen4_sys = fixture("sysfs-amd-zen4/sys");
 	struct record_opts o = { .events = intel_ev, .nr_events = 1, .branch_stack = true,
@@ -238,7 +238,7 @@ static void test_record_run(void)
 	struct record_stats st;
 	int rc;
 
-	if (!mkdtemp(dir)) {
+	if (!test_mkdtemp(dir, sizeof(dir), "ocrec-test-record-XXXXXX")) {
 		SKIP("record_run through the seam", "cannot make a temporary directory");
 		return;
 	}

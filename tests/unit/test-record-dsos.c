@@ -153,7 +153,7 @@ static int count_build_ids(const char *path, const char *want_file, const uint8_
 
 static void test_build_ids(void)
 {
-	char dir[] = "/tmp/ocrec-test-dsos-XXXXXX", self[PATH_MAX], hex[41], target[PATH_MAX];
+	char dir[4096], self[PATH_MAX], hex[41], target[PATH_MAX];
 	uint8_t id[20];
 	int size, i, matched;
 	ssize_t n;
@@ -164,7 +164,7 @@ static void test_build_ids(void)
 	struct pd_writer *w;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || !mkdtemp(dir)) {
+	if (n <= 0 || !test_mkdtemp(dir, sizeof(dir), "ocrec-test-dsos-XXXXXX")) {
 		SKIP("build-ids", "no /proc/self/exe or temporary directory");
 		return;
 	}

@@ -13,7 +13,7 @@
 #include "tap.h"
 #include "util/util.h"
 
-static char tmp[] = "/tmp/ocrec-sym.XXXXXX";
+static char tmp[4096];
 static const char *root;
 
 static int run(const char *cmd)
@@ -102,11 +102,11 @@ int main(void)
 	struct sym_options so = { .quiet = true };
 	struct symtab *st;
 	struct addr_loc loc;
-	char buf[256];
+	char buf[sizeof(tmp) + 64];
 	uint64_t hot, libwork;
 
 	root = getenv("OCREC_ROOT") ? getenv("OCREC_ROOT") : ".";
-	if (!mkdtemp(tmp)) {
+	if (!test_mkdtemp(tmp, sizeof(tmp), "ocrec-sym.XXXXXX")) {
 		printf("FAIL mkdtemp\n");
 		return 1;
 	}

@@ -9,7 +9,7 @@ int main(void)
 {
 	uint64_t v;
 	struct strbuf sb = STRBUF_INIT;
-	char tmpl[] = "/tmp/ocrec-util.XXXXXX", *dir, *path, *data;
+	char tmpl[4096], *dir, *path, *data;
 	size_t n;
 	char **parts;
 
@@ -30,7 +30,7 @@ int main(void)
 	CHECK(n == 4 && strcmp(parts[3], "c") == 0 && parts[2][0] == 0, "split keeps empty fields");
 	strv_free(parts);
 
-	dir = mkdtemp(tmpl);
+	dir = test_mkdtemp(tmpl, sizeof(tmpl), "ocrec-util.XXXXXX");
 	path = xasprintf("%s/sub/dir/file", dir);
 	CHECK(mkdir_p(dir, 0755) == 0, "mkdir_p existing");
 	{
