@@ -11,6 +11,13 @@
 #include "util/util.h"
 
 #define DEFAULT_FREQ 4000   /* perf record's default -F */
+/* BRS (Zen 3) accepts period mode only (arch/x86/events/amd/brs.c); this is the
+ * period Intel's tables give BR_INST_RETIRED.NEAR_TAKEN, the same event there. */
+#define AMD_BRS_PERIOD 400009
+#define AMD_BRS_DEPTH 16    /* x86_pmu.lbr_nr for BRS */
+/* The bits amd_is_brs_event() compares (AMD64_RAW_EVENT_MASK: event, umask,
+ * edge, inv, cmask). */
+#define AMD_RAW_EVENT_MASK 0xfff84ffffULL
 
 int (*record_perf_event_open_fn)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 				 unsigned long flags) = sys_perf_event_open;
@@ -72,7 +79,9 @@ void record_config_attr(struct record_event *ev, const struct record_opts *o,
 			const struct cpu_desc *cpu, const struct record_layout *l)
 {
 	struct perf_event_attr *a = &ev->attr;
+	bool brs = o->branch_stack && cpu && cpu->lbr.kind == LBR_AMD_BRS;
 
+	ev->lbr = o->branch_stack && cpu ? cpu->lbr.kind : LBR_UNKNOWN;
 	a->size = sizeof(*a);
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 	if (o->all_cpus)
@@ -103,6 +112,9 @@ void record_config_attr(struct record_event *ev, const struct record_opts *o,
 	} else if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
+	} else if (brs && !a->sample_period) {
+		a->freq = 0;
+		a->sample_period = AMD_BRS_PERIOD;
 	} else if (!a->sample_period) {
 		a->freq = 1;
 		a->sample_freq = DEFAULT_FREQ;
@@ -131,6 +143,28 @@ static bool is_software(const struct perf_event_attr *a)
 	return a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT;
 }
 
+/* Which rule of the BRS driver (amd_brs_hw_config, amd_brs_setup_filter) an
+ * attr breaks, as perf's evsel__open_strerror explains EINVAL there; NULL: none. */
+static const char *amd_brs_rule(const struct perf_event_attr *a)
+{
+	if ((a->config & AMD_RAW_EVENT_MASK) != AMD_BRS_EVENT)
+		return "AMD BRS (Zen 3) samples branch stacks only on retired taken branches: "
+		       "use -e ex_ret_brn_tkn (event 0xc4, perf's cpu/branch-brs/)";
+	if (a->freq)
+		return "AMD BRS (Zen 3) does not sample in frequency mode: give a period with -c N "
+		       "(N above the BRS depth, 16)";
+	if (a->sample_period <= AMD_BRS_DEPTH)
+		return "AMD BRS (Zen 3) needs a period above its depth, 16 (-c N)";
+	if ((a->branch_sample_type & ~BRANCH_PRIV_BITS) != PERF_SAMPLE_BRANCH_ANY)
+		return "AMD BRS (Zen 3) records every taken branch: no -j filter but any (with u, k)";
+	return NULL;
+}
+
+/* Filters AMD's LbrExtV2 driver refuses (LBR_NOT_SUPP in amd/lbr.c). */
+#define AMD_LBR_V2_UNSUPPORTED (PERF_SAMPLE_BRANCH_ABORT_TX | PERF_SAMPLE_BRANCH_IN_TX | \
+				PERF_SAMPLE_BRANCH_NO_TX | PERF_SAMPLE_BRANCH_CALL_STACK | \
+				PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES)
+
 static int read_sysctl_int(const char *path, int dflt)
 {
 	char *s = read_line_file(path);
@@ -153,6 +187,9 @@ int record_open_error(int err, const struct record_event *ev, bool all_cpus)
 		return oc_err("%s: no hardware PMU here — a VM? (software events such as cpu-clock work%s)",
 			      name, branches ? "; for -b use --branch-sampler=software" : "");
 	case EOPNOTSUPP:
+		if (branches && ev->lbr == LBR_AMD_V2 && (a->branch_sample_type & AMD_LBR_V2_UNSUPPORTED))
+			return oc_err("%s: AMD LbrExtV2 has no call-stack or transaction filters "
+				      "(-j stack, abort_tx, in_tx, no_tx)", name);
 		if (branches)
 			return oc_err("%s: %s no branch stacks (-b/-j); use --branch-sampler=software",
 				      name, is_software(a) ? "software events have" : "this PMU gives");
@@ -183,8 +220,12 @@ int record_open_error(int err, const struct record_event *ev, bool all_cpus)
 				return oc_err("-F %llu is above kernel.perf_event_max_sample_rate (%d)",
 					      (unsigned long long)a->sample_freq, max);
 		}
-		if (branches)
-			return oc_err("%s: the kernel refused this branch filter or period (invalid argument)", name);
+		if (branches) {
+			const char *rule = ev->lbr == LBR_AMD_BRS ? amd_brs_rule(a) : NULL;
+
+			return oc_err("%s: %s", name, rule ? rule :
+				      "the kernel refused this branch filter or period (invalid argument)");
+		}
 		return oc_err("%s: the kernel refused the event settings (invalid argument)", name);
 	case ESRCH:
 		return oc_err("%s: no such process", name);

@@ -108,9 +108,16 @@ static bool kernel_profiling_allowed(void)
 	return paranoid <= 1;
 }
 
-static void set_default_event(struct open_event *e)
+static void set_default_event(struct open_event *e, const struct record_opts *o, const struct cpu_desc *cpu)
 {
 	memset(e, 0, sizeof(*e));
+	if (o->branch_stack && cpu && cpu->lbr.kind == LBR_AMD_BRS) {
+		/* BRS samples branch stacks on this event only: perf's cpu/branch-brs/ */
+		e->ev.name = xstrdup("cpu/branch-brs/");
+		e->ev.attr.type = PERF_TYPE_RAW;
+		e->ev.attr.config = AMD_BRS_EVENT;
+		return;
+	}
 	e->ev.name = xstrdup("cycles");
 	e->ev.attr.type = PERF_TYPE_HARDWARE;
 	e->ev.attr.config = PERF_COUNT_HW_CPU_CYCLES;
@@ -132,7 +139,7 @@ static int resolve_events(const struct record_opts *o, const struct cpu_desc *cp
 	*nr = 0;
 	if (o->nr_events == 0) {
 		evs = xcalloc(1, sizeof(*evs));
-		set_default_event(&evs[0]);
+		set_default_event(&evs[0], o, cpu);
 		*out = evs;
 		*nr = 1;
 		return 0;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cpu/cpu.h"
 #include "perfdata/perfdata.h"
 
 enum branch_sampler { BRANCH_SAMPLER_AUTO, BRANCH_SAMPLER_HARDWARE, BRANCH_SAMPLER_SOFTWARE };
@@ -82,7 +83,13 @@ struct record_event {
 	struct perf_event_attr attr;
 	bool named;                /* given with -e; false for the default event */
 	bool precise_max;          /* lower precise_ip silently until it opens (perf's precise_max) */
+	enum lbr_kind lbr;         /* with -b, the CPU's branch records (record_config_attr sets it):
+				    * open errors explain AMD's rules */
 };
+
+/* AMD Zen 3's BRS samples branch stacks only on this event, retired taken
+ * branches (perf's cpu/branch-brs/; AMD_FAM19H_BRS_EVENT in the kernel). */
+#define AMD_BRS_EVENT 0xc4
 
 /* How the events of one recording are laid out. */
 struct record_layout {
@@ -93,7 +100,9 @@ struct record_layout {
 };
 
 /* Fill ev->attr's sampling fields from opts, for this CPU and layout. On AMD a
- * precise level is dropped for branch sampling, with a notice (oc_warn). */
+ * precise level is dropped for branch sampling, with a notice (oc_warn); Zen 3's
+ * BRS samples with a period (400009 unless -c, -F or the event sets one), as its
+ * kernel driver accepts only period mode. */
 void record_config_attr(struct record_event *ev, const struct record_opts *o,
 			const struct cpu_desc *cpu, const struct record_layout *l);
 

@@ -310,6 +310,100 @@ static void test_record_run(void)
 	free(zen4_sys);
 }
 
+/* AMD branch records through the seam, with sysfs and CPUID fixtures of the
+ * machines: the attrs perf builds there (perf record -b -c N -e cpu/branch-brs/
+ * on Zen 3, perf record -b -e EVENT on Zen 4) and the messages for the rules of
+ * the kernel's drivers (arch/x86/events/amd/brs.c, lbr.c). */
+/* record_run() with the first open's attr kept in seen_attr. */
+static int run_first(const struct record_opts *o, struct record_stats *st)
+{
+	nr_calls = 0;
+	return record_run(o, st);
+}
+
+static void test_amd_branch_records(void)
+{
+	char *argv[] = { "true", NULL };
+	char *brs_ev[] = { "cpu/branch-brs/", NULL }, *other_ev[] = { "cpu/event=0xc2/", NULL };
+	char *v2_ev[] = { "cpu/event=0xc4/", NULL };
+	char dir[] = "/tmp/ocrec-test-record-XXXXXX";
+	char *out, *zen3 = fixture("amd-zen3-brs.cpuid"), *zen3_sys = fixture("sysfs-amd-zen3-brs/sys");
+	char *zen4 = fixture("amd-zen4-lbrv2.cpuid"), *zen4_sys = fixture("sysfs-amd-zen4/sys");
+	struct record_opts o = { .branch_stack = true, .branch_filter = PERF_SAMPLE_BRANCH_ANY, .argv = argv,
+				 .sysfs_root = zen3_sys, .cpuid = zen3, .sampler = BRANCH_SAMPLER_HARDWARE };
+	struct record_stats st;
+
+	if (!mkdtemp(dir)) {
+		SKIP("AMD branch records through the seam", "cannot make a temporary directory");
+		return;
+	}
+	out = xasprintf("%s/perf.data", dir);
+	o.output = out;
+	record_perf_event_open_fn = capture_open;
+	fail_errno = EINVAL;
+
+	/* Zen 3 BRS, no -e: perf's cpu/branch-brs/ (0xc4) in period mode */
+	CHECK(run_first(&o, &st) < 0 && nr_calls == 1, "Zen 3 -b: one open, refused");
+	CHECK(seen_attr.type == PERF_TYPE_RAW && seen_attr.config == 0xc4 && seen_attr.precise_ip == 0,
+	      "Zen 3 -b without -e: retired taken branches (0xc4), not cycles");
+	CHECK(!seen_attr.freq && seen_attr.sample_period == 400009, "Zen 3 -b: period mode, 400009");
+	CHECK((seen_attr.sample_type & PERF_SAMPLE_BRANCH_STACK) && seen_attr.branch_sample_type == PERF_SAMPLE_BRANCH_ANY,
+	      "Zen 3 -b: BRANCH_STACK, filter ANY");
+
+	/* -e cpu/branch-brs/ (the sysfs alias) -c 1000037: perf's own example */
+	o.events = brs_ev;
+	o.nr_events = 1;
+	o.period = 1000037;
+	run_first(&o, &st);
+	CHECK(seen_attr.type == 4 && seen_attr.config == 0xc4 && !seen_attr.freq && seen_attr.sample_period == 1000037,
+	      "Zen 3 -e cpu/branch-brs/ -c 1000037: type 4 (sysfs), config 0xc4, that period");
+
+	/* the rules of amd_brs_hw_config, each named when the kernel says EINVAL */
+	o.period = 16;
+	CHECK(run_first(&o, &st) < 0 && strstr(oc_errmsg(), "cpu/branch-brs/: ") &&
+	      strstr(oc_errmsg(), "period above its depth, 16"), "Zen 3 -c 16: the period must exceed the depth");
+	o.period = 0;
+	o.freq = 1000;
+	CHECK(run_first(&o, &st) < 0 && seen_attr.freq && strstr(oc_errmsg(), "frequency mode") &&
+	      strstr(oc_errmsg(), "-c N"), "Zen 3 -F: the kernel's EINVAL explained, -c named");
+	o.freq = 0;
+	o.branch_filter = PERF_SAMPLE_BRANCH_ANY_CALL;
+	CHECK(run_first(&o, &st) < 0 && seen_attr.branch_sample_type == PERF_SAMPLE_BRANCH_ANY_CALL &&
+	      strstr(oc_errmsg(), "no -j filter but any"), "Zen 3 -j any_call: BRS has no filters");
+	o.branch_filter = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	o.events = other_ev;
+	CHECK(run_first(&o, &st) < 0 && seen_attr.config == 0xc2 && !seen_attr.freq &&
+	      strstr(oc_errmsg(), "cpu/event=0xc2/: ") && strstr(oc_errmsg(), "only on retired taken branches") &&
+	      strstr(oc_errmsg(), "ex_ret_brn_tkn"), "Zen 3 another event: named, ex_ret_brn_tkn suggested");
+
+	/* Zen 4 LbrExtV2: any event, perf's default frequency; its filters */
+	o.cpuid = zen4;
+	o.sysfs_root = zen4_sys;
+	o.events = v2_ev;
+	o.branch_filter = PERF_SAMPLE_BRANCH_ANY;
+	run_first(&o, &st);
+	CHECK(seen_attr.type == 4 && seen_attr.config == 0xc4 && seen_attr.freq && seen_attr.sample_freq == 4000 &&
+	      seen_attr.branch_sample_type == PERF_SAMPLE_BRANCH_ANY, "Zen 4 -e cpu/event=0xc4/ -b: -F 4000 like perf");
+	fail_errno = EOPNOTSUPP;
+	o.branch_filter = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
+	CHECK(run_first(&o, &st) < 0 && strstr(oc_errmsg(), "LbrExtV2 has no call-stack"),
+	      "Zen 4 -j stack: LbrExtV2's missing filter named");
+	o.events = NULL;
+	o.nr_events = 0;
+	o.branch_filter = PERF_SAMPLE_BRANCH_ANY;
+	run_first(&o, &st);
+	CHECK(seen_attr.type == PERF_TYPE_HARDWARE && seen_attr.config == PERF_COUNT_HW_CPU_CYCLES && seen_attr.freq,
+	      "Zen 4 -b without -e: cycles, as perf");
+
+	record_perf_event_open_fn = sys_perf_event_open;
+	rmdir(dir);
+	free(out);
+	free(zen3);
+	free(zen3_sys);
+	free(zen4);
+	free(zen4_sys);
+}
+
 int main(void)
 {
 	oc_set_warn_handler(capture_warning);
@@ -317,5 +411,6 @@ int main(void)
 	test_config();
 	test_open();
 	test_record_run();
+	test_amd_branch_records();
 	return test_done();
 }
