@@ -90,13 +90,6 @@ extra_sets() {
 	[ -d "$SHARED/data" ] ||
 		skip "$1" "../shared is absent: extra data sets not checked (tests/data/README.md)"
 }
-# need_shared: skip the whole script when ../shared is absent (a user's fresh clone).
-need_shared() {
-	if [ ! -d "$SHARED/data" ]; then
-		skip "$(basename "$0" .sh)" "../shared is absent: conformance data from real machines not available"
-		exit 0
-	fi
-}
 # need_helper NAME...: the test helpers (tests/helpers/NAME.c) make check builds; a
 # missing one fails the script, never skips it.
 need_helper() {

@@ -2,7 +2,7 @@
  * inline stacks, and the LLVM text and GCC 12 gcov writers.
  *
  * Semantics follow llvm-profgen 14 (non-CS line-number profile) and
- * create_gcov; ../shared/docs/perf-facts.md §5.2-5.3 cites the source lines.
+ * create_gcov, as docs/autofdo.md states them with their sources.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -502,7 +502,7 @@ int afdo_write_llvm_text(const struct afdo_profile *p, FILE *fp)
 	return ferror(fp) ? oc_err_errno("cannot write the profile") : 0;
 }
 
-/* --- GCC 12 AutoFDO gcov writer (perf-facts §5.3) --- */
+/* --- GCC 12 AutoFDO gcov writer (docs/autofdo.md, "GCC's AutoFDO file") --- */
 enum {
 	GCOV_DATA_MAGIC = 0x67636461,
 	AUTO_PROFILE_VERSION = 2,

@@ -4,7 +4,7 @@
  * feed branch stacks from perf.data or perf-script text into one afdo_counts
  * (LBR range and branch counters in the binary's own addresses, several
  * inputs merge); afdo_build() turns them into function profiles the way
- * llvm-profgen 14 and create_gcov do (../shared/docs/perf-facts.md §5);
+ * llvm-profgen 14 and create_gcov do (docs/autofdo.md);
  * a writer emits LLVM text or GCC 12 gcov.
  */
 #ifndef OCREC_AUTOFDO_H

@@ -5,7 +5,7 @@
  * are decoded from their attr's sample_type in perf's field order.
  * Writer: file-mode perf.data that perf 6.1 reads (attr.size 128), written to a
  * temporary name and renamed by pd_writer_close().
- * Layouts and traps: ../shared/docs/perf-facts.md §1.
+ * Layouts and traps: docs/perfdata.md, "The format".
  */
 #ifndef OCREC_PERFDATA_H
 #define OCREC_PERFDATA_H

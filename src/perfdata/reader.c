@@ -4,7 +4,7 @@
  * section is read in fixed-size chunks by pd_for_each(), one callback per
  * record, so memory does not grow with the file. Every size read from the file
  * is checked against what is really there, and every error names the file and
- * the byte offset. Layouts: ../shared/docs/perf-facts.md §1.
+ * the byte offset. Layouts: docs/perfdata.md, "The format".
  */
 #include <errno.h>
 #include <fcntl.h>

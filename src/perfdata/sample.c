@@ -1,5 +1,5 @@
 /* sample.c — decoding PERF_RECORD_SAMPLE from its attr's sample_type, in the
- * kernel's field order (../shared/docs/perf-facts.md §1.5). Every length is
+ * kernel's field order (docs/perfdata.md, "PERF_RECORD_SAMPLE"). Every length is
  * checked against the record, so a corrupt count never reads past it. */
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* writer.c — file-mode perf.data that perf 6.1 reads without a warning.
  *
- * Layout, as perf record writes it (../shared/docs/perf-facts.md §1.1):
+ * Layout, as perf record writes it (docs/perfdata.md, "File header"):
  * header (104 bytes), the id arrays, the attrs (attr.size 128 + ids section),
  * the data records, then the feature section table and payloads. The file
  * is written under a temporary name; the header is patched and the file

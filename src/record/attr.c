@@ -1,6 +1,6 @@
 /* attr.c — perf_event_attr for a recording (perf 6.1's evsel__config choices,
- * ../shared/docs/perf-facts.md §2.1), -j branch filters, and opening events
- * with perf's fallbacks and one-line messages (§2.2, §2.5). */
+ * docs/perfdata.md, "The attr"), -j branch filters, and opening events with
+ * perf's fallbacks and one-line messages ("Errors without LBR"). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* record.c — record_run(): resolve the events, fork (or attach to) the
  * workload, open one ring buffer per CPU, drain it into perf.data until the
  * workload ends or a signal arrives, then add build-ids and commit the file.
- * Set-up follows perf 6.1's `perf record` (../shared/docs/perf-facts.md §2). */
+ * Set-up follows perf 6.1's `perf record` (docs/perfdata.md, "Recording as perf record does"). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 /* ring.c — perf_event mmap ring buffers and the perf_event_open system call.
- * Protocol: ../shared/docs/perf-facts.md §2.3 (head with acquire, records may
+ * Protocol: docs/perfdata.md, "The ring buffer" (head with acquire, records may
  * wrap at the end of the data area, tail released after they are consumed). */
 #include <errno.h>
 #include <stdlib.h>

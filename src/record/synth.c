@@ -1,5 +1,5 @@
 /* synth.c — records for what already runs when recording starts, read from
- * /proc like perf's util/synthetic-events.c (../shared/docs/perf-facts.md §2.4):
+ * /proc like perf's util/synthetic-events.c (docs/perfdata.md, "The side band"):
  * COMM per thread, FORK for non-leader threads, MMAP2 for executable maps,
  * and the kernel's MMAP [kernel.kallsyms]_text. */
 #define _GNU_SOURCE

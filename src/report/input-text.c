@@ -1,7 +1,7 @@
 /* input-text.c — perf script text as llvm-profgen reads it: `perf script -F
  * ip,brstack` lines (optionally preceded by call-stack address lines for hybrid
  * samples) and `--show-mmap-events` PERF_RECORD_MMAP2 lines
- * (L14 tools/llvm-profgen/PerfReader.cpp). */
+ * (llvm-project 14 llvm/tools/llvm-profgen/PerfReader.cpp). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>

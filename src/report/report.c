@@ -1,7 +1,7 @@
 /* report.c — the session (comms, maps, address cache) and the histogram view:
- * perf report's branch mode (K61 util/hist.c hist_iter_branch: one entry per LBR
+ * perf report's branch mode (perf 6.1 util/hist.c hist_iter_branch: one entry per LBR
  * entry, pseudo period 1) and its plain sample mode, with perf's sort keys,
- * headers and column layout (../shared/docs/perf-facts.md §3). */
+ * headers and column layout (docs/perfdata.md, "What perf report and perf script print"). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,7 +293,7 @@ struct rloc *report_resolve(struct report *r, uint32_t pid, uint64_t addr)
 }
 
 /* perf's srcline: basename:line from DWARF (innermost frame); else "+off" in a
- * known symbol, "dso[0xaddr]", or "??:0" (K61 util/srcline.c). */
+ * known symbol, "dso[0xaddr]", or "??:0" (perf 6.1 util/srcline.c). */
 void report_line(struct report *r, struct rloc *l)
 {
 	struct debuginfo *di;

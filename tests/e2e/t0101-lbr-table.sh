@@ -1,22 +1,20 @@
-# The LBR model table against the fact sheet's copy of the kernel's model switch
-# (../shared/docs/perf-facts.md §4.1): every model it lists, its depth and kind.
+# The LBR model table against its specification, docs/lbr.md (the kernel's model
+# switch restated): every model it lists, its depth and kind.
 . "$(dirname "$0")/../lib.sh"
-need_shared
-FACTS=$SHARED/docs/perf-facts.md
-[ -f "$FACTS" ] || { skip "lbr table" "$FACTS is absent"; exit 0; }
+need_cmd python3
+SPEC=$ROOT/docs/lbr.md
 
-# "MODEL KIND DEPTH" for every model of the §4.1 table rows
-python3 - "$FACTS" >"$TMP/expected" <<'PY'
+# "MODEL KIND DEPTH" for every model of the Intel table's rows
+python3 - "$SPEC" >"$TMP/expected" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-sec = text[text.index("### 4.1"):text.index("### 4.2")]
+sec = text[text.index("## Intel: the kernel's model table"):text.index("## Intel: Architectural LBR")]
 for line in sec.splitlines():
-    if not line.startswith("| ") or line.startswith("| init fn") or line.startswith("|---"):
+    if not line.startswith("| ") or line.startswith("| depth") or line.startswith("|---"):
         continue
-    cols = [c.strip() for c in line.strip("|").split("|")]
-    depth_col, models_col = cols[1], cols[2]
+    depth_col, _, models_col = [c.strip() for c in line.strip("|").split("|")]
     m = re.match(r"\*\*(\d+)\*\*", depth_col)
-    if "Architectural" in cols[0]:
+    if depth_col.startswith("Architectural"):
         kind, depth = "arch", "null"
     elif m and m.group(1) == "0":
         kind, depth = "none", "0"
@@ -27,7 +25,8 @@ for line in sec.splitlines():
     for model in re.findall(r"0x([0-9A-F]{2})", models_col):
         print(model, kind, depth)
 PY
-check_match "the fact sheet lists the models" '^0F legacy 4$' "$(cat "$TMP/expected")"
+check_match "docs/lbr.md lists the models" '^0F legacy 4$' "$(cat "$TMP/expected")"
+check_eq "docs/lbr.md: every model read" 80 "$(wc -l <"$TMP/expected")"
 # stepping A: past the Bonnell erratum, which t0100 tests on its own
 while read -r model _; do
 	"$OCREC" info --json --cpu "GenuineIntel-6-$model-A" >"$TMP/$model.json" 2>&1

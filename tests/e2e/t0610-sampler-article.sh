@@ -1,10 +1,11 @@
 # The software branch sampler end to end through the command line: `ocrec
 # record -b PROG` on this LBR-less machine, then `ocrec report`, `perf report`,
 # `perf script` and `ocrec autofdo` on the file. Programs with known control
-# flow: the article's loop and div.c (../shared/docs/lbr-article.md), a switch
-# through a jump table, recursion, threads, signals. Counts are compared as
-# ratios in wide bands: which windows are sampled is random, what is inside
-# a window is exact (t0600 checks that against a single-step trace).
+# flow: the loop and div.c of Andi Kleen's "An introduction to last branch
+# records" (LWN.net, 2016), a switch through a jump table, recursion, threads,
+# signals. Counts are compared as ratios in wide bands: which windows are
+# sampled is random, what is inside a window is exact (t0600 checks that
+# against a single-step trace).
 . "$(dirname "$0")/../lib.sh"
 need_cmd perf cc
 case $(uname -m) in x86_64) ;; *) skip sampler-article "the software branch sampler decodes x86-64 only"; exit 0 ;; esac

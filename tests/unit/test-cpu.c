@@ -41,7 +41,7 @@ static void check_model(const char *cpu_string, const char *name, enum lbr_kind 
 
 static void test_intel_table(void)
 {
-	/* one model per row of the kernel's switch (perf-facts §4.1) */
+	/* one model per row of the kernel's switch (docs/lbr.md) */
 	check_model("GenuineIntel-6-F-6", "Merom", LBR_LEGACY, 4);
 	check_model("GenuineIntel-6-17-A", "Penryn", LBR_LEGACY, 4);
 	check_model("GenuineIntel-6-1D-1", "Dunnington", LBR_LEGACY, 4);
