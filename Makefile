@@ -92,7 +92,8 @@ fuzz: test-bins
 	@mkdir -p $(BUILD)/fuzz
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc $(PKG_CFLAGS) \
 	    -o $(BUILD)/fuzz/fuzz-perfdata tests/fuzz/fuzz-perfdata.c \
-	    $(wildcard src/perfdata/*.c) $(wildcard src/script/*.c) $(wildcard src/symbols/*.c) \
+	    $(wildcard src/perfdata/*.c) $(wildcard src/script/*.c) $(wildcard src/session/*.c) \
+	    $(wildcard src/symbols/*.c) \
 	    src/dlib/dlib.c $(wildcard src/util/*.c) $(LDLIBS)
 
 # The README's first command: record the bundled demo program with branch stacks (LBR,

@@ -417,14 +417,6 @@ size_t afdo_mapper_count(const struct afdo_mapper *m)
 	return m->nr;
 }
 
-void afdo_mapper_fork(struct afdo_mapper *m, int64_t pid, int64_t ppid)
-{
-	size_t i, n = m->nr;
-	for (i = 0; i < n; i++)
-		if (m->maps[i].pid == ppid)
-			afdo_mapper_add(m, pid, m->maps[i].start, m->maps[i].len, m->maps[i].pgoff);
-}
-
 bool afdo_mapper_map(const struct afdo_mapper *m, int64_t pid, uint64_t addr, uint64_t *vaddr)
 {
 	size_t i;

@@ -31,8 +31,6 @@ void afdo_mapper_free(struct afdo_mapper *m);
 /* A mapping of the binary (pid -1 when unknown). */
 void afdo_mapper_add(struct afdo_mapper *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff);
 size_t afdo_mapper_count(const struct afdo_mapper *m);
-/* A forked child inherits its parent's mappings. */
-void afdo_mapper_fork(struct afdo_mapper *m, int64_t pid, int64_t ppid);
 /* Runtime address of process pid (-1: any) -> binary address. */
 bool afdo_mapper_map(const struct afdo_mapper *m, int64_t pid, uint64_t addr, uint64_t *vaddr);
 

@@ -1,60 +1,63 @@
 /* afdo-perfdata.c — branch stacks from perf.data (hardware LBR or ocrec's
- * software branch sampler), mapped into the profiled binary through the
- * MMAP/MMAP2 records of the processes that ran it. */
+ * software branch sampler), through the session: an address counts when the
+ * map holding it is the profiled binary's (by path or build-id). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "autofdo/afdo-internal.h"
-#include "perfdata/perfdata.h"
+#include "session/session.h"
 #include "util/util.h"
 
 #define MAX_STACK 256
 
-struct pd_feed {
-	const char *path;
+struct feed {
 	struct afdo_binary *bin;
 	struct afdo_counts *counts;
-	struct afdo_mapper *mapper;
+	struct { const struct dso *dso; bool is_bin; } *seen;   /* DSOs matched so far */
+	size_t nr_seen, cap_seen;
 	uint64_t stacks;
 };
 
-static int on_event(const struct pd_event *ev, void *arg)
+static bool is_binary(struct feed *f, const struct dso *d)
 {
-	struct pd_feed *f = arg;
-	const struct pd_sample *s;
-	struct afdo_lbr lbr[MAX_STACK];
-	size_t n, i;
+	size_t i;
 
-	switch (ev->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		if (afdo_path_matches(f->bin, ev->u.mmap.filename) ||
-		    (ev->u.mmap.build_id_size &&
-		     afdo_build_id_matches(f->bin, ev->u.mmap.build_id, ev->u.mmap.build_id_size)))
-			afdo_mapper_add(f->mapper, ev->u.mmap.pid, ev->u.mmap.start, ev->u.mmap.len,
-					ev->u.mmap.pgoff);
-		break;
-	case PERF_RECORD_FORK:
-		if (ev->u.fork.pid != ev->u.fork.ppid)
-			afdo_mapper_fork(f->mapper, ev->u.fork.pid, ev->u.fork.ppid);
-		break;
-	case PERF_RECORD_SAMPLE:
-		s = &ev->u.sample;
-		n = s->branch_nr < MAX_STACK ? s->branch_nr : MAX_STACK;
-		if (!n)
-			break;
-		for (i = 0; i < n; i++) {
-			const struct pd_branch *b = &s->branches[i];
-			lbr[i].from_in = afdo_mapper_map(f->mapper, s->pid, b->from, &lbr[i].from);
-			lbr[i].to_in = afdo_mapper_map(f->mapper, s->pid, b->to, &lbr[i].to);
-			lbr[i].spec_wrong = pd_br_spec(b) == 1;   /* PERF_BR_SPEC_WRONG_PATH */
-		}
-		afdo_counts_add_stack(f->counts, lbr, n, 1);
-		f->stacks++;
-		break;
-	default:
-		break;
+	for (i = 0; i < f->nr_seen; i++)
+		if (f->seen[i].dso == d)
+			return f->seen[i].is_bin;
+	GROW(f->seen, f->cap_seen, f->nr_seen + 1);
+	f->seen[f->nr_seen].dso = d;
+	f->seen[f->nr_seen].is_bin = afdo_path_matches(f->bin, d->name) ||
+				     (d->build_id_size && afdo_build_id_matches(f->bin, d->build_id, d->build_id_size));
+	return f->seen[f->nr_seen++].is_bin;
+}
+
+/* A runtime address of the sample's process -> the binary's own address. */
+static bool in_binary(struct feed *f, struct session *s, const struct session_sample *ss, uint64_t addr,
+		      uint64_t *vaddr)
+{
+	const struct session_loc *l = session_resolve(s, ss, addr, SESSION_AT_BRANCH);
+
+	return l->dso && !l->kernel && is_binary(f, l->dso) && afdo_offset_to_vaddr(f->bin, l->map_addr, vaddr) &&
+	       afdo_is_code(f->bin, *vaddr);
+}
+
+static int on_sample(struct session *s, const struct session_sample *ss, void *arg)
+{
+	struct feed *f = arg;
+	struct afdo_lbr lbr[MAX_STACK];
+	size_t n = ss->s->branch_nr < MAX_STACK ? ss->s->branch_nr : MAX_STACK, i;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct pd_branch *b = &ss->s->branches[i];
+		lbr[i].from_in = in_binary(f, s, ss, b->from, &lbr[i].from);
+		lbr[i].to_in = in_binary(f, s, ss, b->to, &lbr[i].to);
+		lbr[i].spec_wrong = pd_br_spec(b) == 1;   /* PERF_BR_SPEC_WRONG_PATH */
 	}
+	afdo_counts_add_stack(f->counts, lbr, n, 1);
+	f->stacks++;
 	return 0;
 }
 
@@ -89,31 +92,31 @@ static int check_build_id(const char *path, const struct pd_info *in, struct afd
 int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_counts *c,
 		       const struct afdo_input_opts *opts)
 {
-	struct pd_feed f = { .path = path, .bin = b, .counts = c };
-	struct pd_reader *r = pd_open(path);
+	static const struct session_tool tool = { .sample = on_sample };
+	struct session_opts so = { .sym = { .quiet = true, .maps_only = true } };
+	struct feed f = { .bin = b, .counts = c };
+	struct session *s = session_new(&so);
 	const struct pd_info *in;
 	bool branches = false;
 	size_t i;
-	int ret;
+	int ret = -1;
 
-	if (!r)
-		return -1;
-	in = pd_get_info(r);
+	if (session_open(s, path) < 0)
+		goto out;
+	in = session_info(s);
 	for (i = 0; i < in->nr_attrs; i++)
 		branches |= (in->attrs[i].attr.sample_type & PERF_SAMPLE_BRANCH_STACK) != 0;
 	if (!in->pipe_mode && !branches) {
-		pd_close(r);
-		return oc_err("%s: no branch stacks in the file: record with -b", path);
+		oc_err("%s: no branch stacks in the file: record with -b", path);
+		goto out;
 	}
-	if (check_build_id(path, in, b, opts) < 0) {
-		pd_close(r);
-		return -1;
-	}
-	f.mapper = afdo_mapper_new(b, false);
-	ret = pd_for_each(r, on_event, &f);
+	if (check_build_id(path, in, b, opts) < 0)
+		goto out;
+	ret = session_process(s, &tool, &f);
 	if (ret == 0 && !f.stacks)
 		ret = oc_err("%s: no branch stacks in the file: record with -b", path);
-	afdo_mapper_free(f.mapper);
-	pd_close(r);
+out:
+	free(f.seen);
+	session_free(s);
 	return ret < 0 ? -1 : 0;
 }

@@ -2,72 +2,15 @@
  * optionally with `--show-mmap-events` PERF_RECORD_MMAP2 lines that say where
  * the binary was loaded. Sample lines carry no pid, so every mapping of the
  * binary applies (as in llvm-profgen 14). */
-#define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "autofdo/afdo-internal.h"
-#include "script/script.h"
+#include "session/session.h"
 #include "util/util.h"
 
 #define MAX_STACK 256
-
-/* hex digit values, -1 for anything else */
-static signed char hex_value[256];
-
-static void init_hex_values(void)
-{
-	int c;
-	for (c = 0; c < 256; c++)
-		hex_value[c] = c >= '0' && c <= '9' ? (signed char)(c - '0') :
-			       c >= 'a' && c <= 'f' ? (signed char)(c - 'a' + 10) :
-			       c >= 'A' && c <= 'F' ? (signed char)(c - 'A' + 10) : -1;
-}
-
-static inline int hex_digit(char c)
-{
-	return hex_value[(unsigned char)c];
-}
-
-/* "0x" and hex digits at *pp; advances past them. Hand-written: this loop
- * is most of the time spent on a large trace. */
-static bool parse_hex(const char **pp, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-	int d;
-
-	if (p[0] != '0' || p[1] != 'x')
-		return false;
-	p += 2;
-	if (hex_digit(*p) < 0)
-		return false;
-	while ((d = hex_digit(*p)) >= 0) {
-		v = v << 4 | (uint64_t)d;
-		p++;
-	}
-	*out = v;
-	*pp = p;
-	return true;
-}
-
-/* One "0xFROM/0xTO/P/-/-/CYC[/TYPE/SPEC]" entry at *pp; *pp moves past the token. */
-static bool parse_entry(const char **pp, uint64_t *from, uint64_t *to, bool *wrong_path)
-{
-	const char *p = *pp, *tok = p;
-	unsigned slashes = 0;
-	bool ok;
-
-	ok = parse_hex(&p, from) && *p == '/' && (p++, parse_hex(&p, to)) && (*p == '/' || !*p ||
-									   *p == ' ' || *p == '\t');
-	while (*p && *p != ' ' && *p != '\t')
-		slashes += *p++ == '/';
-	/* perf 6.12 adds /TYPE/SPEC: a wrong-path entry never retired */
-	*wrong_path = ok && slashes >= 6 && memmem(tok, (size_t)(p - tok), "WRONG_PATH", 10) != NULL;
-	*pp = p;
-	return ok;
-}
 
 /* Identical stack lines are counted once and parsed once (llvm-profgen
  * aggregates the same way); pending lines are flushed before the binary's
@@ -132,36 +75,26 @@ static void add_line(struct reader *r, const char *text, size_t len)
 	}
 }
 
-static void count_line(struct reader *r, const char *p, uint64_t count)
+static void count_line(struct reader *r, const char *text, uint64_t count)
 {
 	struct afdo_lbr lbr[MAX_STACK];
-	struct {
-		uint64_t from, to;
-		bool wrong;
-	} raw[MAX_STACK];
-	size_t n = 0, i;
+	struct pd_branch br[MAX_STACK];
+	struct pst_line pl;
+	size_t i;
 
-	while (*p) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p)
-			break;
-		if (n < MAX_STACK && parse_entry(&p, &raw[n].from, &raw[n].to, &raw[n].wrong))
-			n++;
-	}
-	if (!n)
+	if (pst_parse_line(text, br, MAX_STACK, &pl) < 0 || pl.kind != PST_BRANCHES || !pl.nr_branches)
 		return;   /* the ip line of a call stack, a comm header, ... */
 	if (!afdo_mapper_count(r->mapper) && !r->warned) {
 		oc_warn("%s: no MMAP2 event for %s: using its link-time addresses", r->path,
 			afdo_binary_path(r->bin));
 		r->warned = true;
 	}
-	for (i = 0; i < n; i++) {
-		lbr[i].from_in = afdo_mapper_map(r->mapper, -1, raw[i].from, &lbr[i].from);
-		lbr[i].to_in = afdo_mapper_map(r->mapper, -1, raw[i].to, &lbr[i].to);
-		lbr[i].spec_wrong = raw[i].wrong;
+	for (i = 0; i < pl.nr_branches; i++) {
+		lbr[i].from_in = afdo_mapper_map(r->mapper, -1, br[i].from, &lbr[i].from);
+		lbr[i].to_in = afdo_mapper_map(r->mapper, -1, br[i].to, &lbr[i].to);
+		lbr[i].spec_wrong = pd_br_spec(&br[i]) == 1;   /* PERF_BR_SPEC_WRONG_PATH */
 	}
-	afdo_counts_add_stack(r->counts, lbr, n, count);
+	afdo_counts_add_stack(r->counts, lbr, pl.nr_branches, count);
 	r->stacks += count;
 }
 
@@ -190,7 +123,6 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 	int ret = 0;
 
 	(void)opts;
-	init_hex_values();
 	if (!fp)
 		return oc_err_errno("cannot open %s", path);
 	r.mapper = afdo_mapper_new(b, true);
@@ -207,18 +139,16 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 		 * strstr); with more -F fields the record name follows comm, pid
 		 * and time, so it is searched for, not expected first. */
 		if (memchr(p, '[', (size_t)(line + len - p)) && (mm = strstr(p, "PERF_RECORD_MMAP"))) {
-			int64_t pid;
-			uint64_t start, mlen, pgoff;
-			const char *file;
+			struct pst_line pl;
 
-			if (script_parse_mmap_line(mm, &pid, &start, &mlen, &pgoff, &file) != 0) {
+			if (pst_parse_line(mm, NULL, 0, &pl) != 0) {
 				ret = oc_err("%s:%lu: malformed %.*s line", path, lineno,
 					     (int)strcspn(mm, " "), mm);
 				break;
 			}
-			if (afdo_path_matches(b, file)) {
+			if (afdo_path_matches(b, pl.path)) {
 				flush_lines(&r);
-				afdo_mapper_add(r.mapper, -1, start, mlen, pgoff);
+				afdo_mapper_add(r.mapper, -1, pl.start, pl.len, pl.pgoff);
 			}
 			continue;
 		}

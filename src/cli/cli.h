@@ -47,6 +47,10 @@ int cli_fail(void);
 int cli_bad_usage(const char *cmd);
 /* Print usage text to stdout (for --help) and return 0. */
 int cli_help(const char *usage);
+/* --max-stack N of script and report as the session's max_stack (where 0 is
+ * perf's default and a negative value keeps no frame). 0, or -1 after one
+ * error line naming cmd. */
+int cli_max_stack(const char *cmd, const char *arg, int *max_stack);
 /* A workload's wait status as a shell's exit code (128 + signal when killed). */
 int cli_exit_status(int status);
 

@@ -11,19 +11,22 @@
 #include "script/script.h"
 
 static const char usage[] =
-	"usage: ocrec report [-i FILE] [--stdio] [--json] [options]\n"
+	"usage: ocrec report [-i FILE]... [--stdio] [--json] [options]\n"
 	"\n"
 	"Show where the samples of a perf.data file (ocrec's or perf's) went. When the samples\n"
 	"carry branch stacks (LBR, or ocrec's software branch sampler) every branch is one\n"
 	"histogram entry, as in 'perf report -b'; otherwise samples are shown by symbol.\n"
 	"\n"
 	"Input:\n"
-	"  -i, --input FILE        perf.data file (default perf.data)\n"
+	"  -i, --input FILE        perf.data file (default perf.data; repeatable: the files\n"
+	"                          add up, their events merged by name)\n"
 	"      --perfscript FILE   read 'perf script -F ip,brstack' text instead (llvm-profgen's\n"
 	"                          input), with --binary PROG for its addresses\n"
 	"      --binary PROG       the profiled binary of --perfscript text\n"
 	"      --symfs DIR         look for binaries under DIR, like perf\n"
 	"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when the kernel matches)\n"
+	"      --max-stack N       use at most N frames of a call chain (default, as perf:\n"
+	"                          kernel.perf_event_max_stack, 127 where it cannot be read)\n"
 	"\n"
 	"Views:\n"
 	"  -s, --sort KEYS         histogram keys: symbol_from, symbol_to, dso_from, dso_to,\n"
@@ -40,12 +43,16 @@ static const char usage[] =
 	"\n"
 	"Filters and output:\n"
 	"      --percent-limit PCT hide entries below PCT percent\n"
+	"      --percentage absolute|relative\n"
+	"                          with filters, percentages of every sample (absolute, the\n"
+	"                          default, as perf) or of those the filters keep (relative)\n"
 	"      --max-rows N        at most N entries per event\n"
 	"      --comm LIST         only these command names (comma-separated)\n"
 	"      --pid LIST          only these process ids\n"
 	"      --tid LIST          only these thread ids\n"
 	"      --dso LIST          only these objects\n"
 	"      --full-source-path  show source files with their full path\n"
+	"      --no-demangle       C++ and Rust names as in the symbol table\n"
 	"      --stdio             plain text, no pager\n"
 	"      --json              JSON (schemas in docs/report-json.md)\n"
 	"      --header-only       print the file's header, like 'perf report --header-only'\n"
@@ -55,7 +62,8 @@ static const char usage[] =
 enum {
 	OPT_PERFSCRIPT = OPT_FIRST_LOCAL, OPT_BINARY, OPT_SYMFS, OPT_KALLSYMS, OPT_NO_BRANCH,
 	OPT_SOURCE, OPT_HISTORY, OPT_HOT, OPT_PCT, OPT_MAX_ROWS, OPT_COMM, OPT_PID, OPT_TID,
-	OPT_DSO, OPT_FULL_PATH, OPT_STDIO, OPT_JSON, OPT_HEADER_ONLY,
+	OPT_DSO, OPT_FULL_PATH, OPT_STDIO, OPT_JSON, OPT_HEADER_ONLY, OPT_MAX_STACK, OPT_PERCENTAGE,
+	OPT_NO_DEMANGLE,
 };
 
 static int32_t *parse_ids(const char *s)
@@ -144,24 +152,29 @@ int cmd_report(int argc, char **argv)
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_opts o = { .branch_mode = -1, .view = VIEW_HIST };
-	const char *input = "perf.data", *perfscript = NULL, *binary = NULL;
+	const char *perfscript = NULL, *binary = NULL;
+	const char **inputs = xcalloc((size_t)argc + 1, sizeof(*inputs));
+	size_t nr_inputs = 0, i;
 	char *sort = NULL, *end;
 	bool stdio = false, header_only = false;
 	struct report *r;
 	FILE *out = stdout, *pager = NULL;
-	int c, ret;
+	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "hi:s:F:bqv", opts, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "hi:s:F:bqv", opts, NULL)) != -1) {
 		if (global_option(c, optarg))
 			continue;
 		switch (c) {
-		case 'i': input = optarg; break;
+		case 'i': inputs[nr_inputs++] = optarg; break;
 		case OPT_PERFSCRIPT: perfscript = optarg; break;
 		case OPT_BINARY: binary = optarg; break;
 		case OPT_SYMFS: o.sym.symfs = optarg; break;
@@ -175,58 +188,70 @@ int cmd_report(int argc, char **argv)
 		case OPT_HOT: o.view = VIEW_HOT_PATHS; break;
 		case OPT_PCT:
 			o.percent_limit = strtod(optarg, &end);
-			if (*end || o.percent_limit < 0 || o.percent_limit > 100) {
-				free(sort);
-				return cli_error("report: --percent-limit %s: not a percentage", optarg);
-			}
+			if (*end || o.percent_limit < 0 || o.percent_limit > 100)
+				ret = cli_error("report: --percent-limit %s: not a percentage", optarg);
 			break;
 		case OPT_MAX_ROWS:
 			o.max_rows = strtol(optarg, &end, 10);
-			if (*end || o.max_rows < 0) {
-				free(sort);
-				return cli_error("report: --max-rows %s: not a count", optarg);
-			}
+			if (*end || o.max_rows < 0)
+				ret = cli_error("report: --max-rows %s: not a count", optarg);
 			break;
 		case OPT_COMM: strv_free(o.comms); o.comms = str_split(optarg, ',', NULL); break;
 		case OPT_DSO: strv_free(o.dsos); o.dsos = str_split(optarg, ',', NULL); break;
 		case OPT_PID:
 		case OPT_TID: {
 			int32_t *ids = parse_ids(optarg);
-			if (!ids) {
-				free(sort);
-				return cli_error("report: --%s %s: not a list of ids", c == OPT_PID ? "pid" : "tid", optarg);
-			}
-			if (c == OPT_PID) { free(o.pids); o.pids = ids; } else { free(o.tids); o.tids = ids; }
+			if (!ids)
+				ret = cli_error("report: --%s %s: not a list of ids", c == OPT_PID ? "pid" : "tid", optarg);
+			else if (c == OPT_PID) { free(o.pids); o.pids = ids; } else { free(o.tids); o.tids = ids; }
 			break;
 		}
 		case OPT_FULL_PATH: o.full_source_path = true; break;
 		case OPT_STDIO: stdio = true; break;
 		case OPT_JSON: o.json = true; break;
 		case OPT_HEADER_ONLY: header_only = true; break;
+		case OPT_MAX_STACK:
+			if (cli_max_stack("report", optarg, &o.max_stack) < 0)
+				ret = 2;
+			break;
+		case OPT_PERCENTAGE:
+			if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
+				ret = cli_error("report: --percentage %s: absolute or relative", optarg);
+			o.percent_relative = !strcmp(optarg, "relative");
+			break;
+		case OPT_NO_DEMANGLE: o.no_demangle = true; break;
 		case 'q': o.sym.quiet = true; break;
 		case 'v': o.verbose++; break;
-		case 'h': free(sort); return cli_help(usage);
-		default: free(sort); return cli_bad_usage("report");
+		case 'h': ret = cli_help(usage); goto out;
+		default: ret = cli_bad_usage("report"); break;
 		}
 	}
+	if (ret)
+		goto out;
 	if (optind < argc) {
-		free(sort);
-		return cli_error("report: unexpected argument '%s' (see 'ocrec report --help')", argv[optind]);
+		ret = cli_error("report: unexpected argument '%s' (see 'ocrec report --help')", argv[optind]);
+		goto out;
 	}
+	if (!nr_inputs)
+		inputs[nr_inputs++] = "perf.data";
 	if (header_only) {
-		struct pd_reader *rd = pd_open(input);
-		free(sort);
-		if (!rd)
-			return cli_fail();
-		script_print_header(input, pd_get_info(rd), stdout);
+		struct pd_reader *rd = pd_open(inputs[0]);
+		if (!rd) {
+			ret = cli_fail();
+			goto out;
+		}
+		script_print_header(inputs[0], pd_get_info(rd), stdout);
 		pd_close(rd);
-		return 0;
+		goto out;
 	}
 	o.sort = sort && *sort ? sort : NULL;
 	if (o.sym.quiet)
 		oc_set_warn_handler(ignore_warning);
 	r = report_new(&o);
-	ret = perfscript ? report_read_perfscript(r, perfscript, binary) : report_read_perfdata(r, input);
+	if (perfscript)
+		ret = report_read_perfscript(r, perfscript, binary);
+	for (i = 0; !perfscript && i < nr_inputs && !ret; i++)
+		ret = report_read_perfdata(r, inputs[i]);
 	if (ret == 0) {
 		if (!stdio && !o.json && isatty_stdout())
 			pager = start_pager();
@@ -237,14 +262,16 @@ int cmd_report(int argc, char **argv)
 			pclose(pager);
 	}
 	report_free(r);
+	if (ret < 0)
+		ret = cli_fail();
+	else if (fflush(stdout) != 0)
+		ret = cli_error("report: write error on standard output");
+out:
 	strv_free(o.comms);
 	strv_free(o.dsos);
 	free(o.pids);
 	free(o.tids);
 	free(sort);
-	if (ret < 0)
-		return cli_fail();
-	if (fflush(stdout) != 0)
-		return cli_error("report: write error on standard output");
-	return 0;
+	free(inputs);
+	return ret;
 }

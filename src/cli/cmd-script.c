@@ -3,13 +3,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "perfdata/perfdata.h"
 #include "script/script.h"
-#include "symbols/symbols.h"
+#include "session/session.h"
 
 static const char usage[] =
 	"usage: ocrec script [-i FILE] [-F FIELDS] [--symfs DIR] [--kallsyms FILE]\n"
-	"                    [--header | --header-only]\n"
+	"                    [--max-stack N] [--no-demangle] [--header | --header-only]\n"
 	"\n"
 	"Print the samples of a perf.data file (ocrec's or perf's, file or pipe mode) one per\n"
 	"line, byte for byte as perf 6.1's 'perf script -F FIELDS' prints them, so tools that read\n"
@@ -27,10 +26,13 @@ static const char usage[] =
 	"      --kallsyms FILE\n"
 	"                     kernel symbols (default: /proc/kallsyms when the recorded kernel\n"
 	"                     is the running one or has no build-id, and no --symfs)\n"
+	"      --max-stack N  print at most N frames of a call chain (default, as perf:\n"
+	"                     kernel.perf_event_max_stack, 127 where it cannot be read)\n"
+	"      --no-demangle  C++ and Rust names as in the symbol table\n"
 	"      --header       print the header before the samples\n"
 	"      --header-only  print only the header, like 'perf report --header-only'\n";
 
-enum { OPT_HEADER = OPT_FIRST_LOCAL, OPT_HEADER_ONLY, OPT_SYMFS, OPT_KALLSYMS };
+enum { OPT_HEADER = OPT_FIRST_LOCAL, OPT_HEADER_ONLY, OPT_SYMFS, OPT_KALLSYMS, OPT_MAX_STACK, OPT_NO_DEMANGLE };
 
 int cmd_script(int argc, char **argv)
 {
@@ -41,13 +43,15 @@ int cmd_script(int argc, char **argv)
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "perf.data", *field_spec = NULL;
 	bool header = false, header_only = false;
-	struct sym_options sym = { 0 };
-	struct pd_reader *r;
+	struct session_opts so = { 0 };
+	struct session *s;
 	unsigned fields = 0;
 	int c, ret;
 
@@ -59,8 +63,13 @@ int cmd_script(int argc, char **argv)
 		case 'F': field_spec = optarg; break;
 		case OPT_HEADER: header = true; break;
 		case OPT_HEADER_ONLY: header_only = true; break;
-		case OPT_SYMFS: sym.symfs = optarg; break;
-		case OPT_KALLSYMS: sym.kallsyms = optarg; break;
+		case OPT_SYMFS: so.sym.symfs = optarg; break;
+		case OPT_KALLSYMS: so.sym.kallsyms = optarg; break;
+		case OPT_MAX_STACK:
+			if (cli_max_stack("script", optarg, &so.max_stack) < 0)
+				return 2;
+			break;
+		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
 		case 'h': return cli_help(usage);
 		default: return cli_bad_usage("script");
 		}
@@ -69,23 +78,24 @@ int cmd_script(int argc, char **argv)
 		return cli_error("script: unexpected argument '%s' (see 'ocrec script --help')", argv[optind]);
 	if (field_spec && script_parse_fields(field_spec, &fields) < 0)
 		return cli_fail();
-	r = pd_open(input);
-	if (!r)
+	script_session_opts(&so);
+	s = session_new(&so);
+	if (session_open(s, input) < 0) {
+		session_free(s);
 		return cli_fail();
+	}
 	if (header || header_only)
-		script_print_header(strcmp(input, "-") ? input : NULL, pd_get_info(r), stdout);
-	if (header_only) {
-		pd_close(r);
+		script_print_header(strcmp(input, "-") ? input : NULL, session_info(s), stdout);
+	if (!header_only) {
+		if (!field_spec)
+			fields = script_default_fields(session_info(s));
+		ret = script_check_fields(session_info(s), fields);
+		if (ret == 0)
+			ret = script_print_samples(s, fields, stdout);
+	}
+	session_free(s);
+	if (header_only)
 		return 0;
-	}
-	if (!field_spec)
-		fields = script_default_fields(pd_get_info(r));
-	if (script_check_fields(pd_get_info(r), fields) < 0) {
-		pd_close(r);
-		return cli_fail();
-	}
-	ret = script_print_samples(r, fields, &sym, stdout);
-	pd_close(r);
 	if (fflush(stdout) != 0 || ret < 0)
 		return ret < 0 ? cli_fail() : cli_error("script: write error on standard output");
 	return 0;

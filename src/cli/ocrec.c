@@ -102,6 +102,18 @@ int cli_help(const char *usage)
 	return 0;
 }
 
+int cli_max_stack(const char *cmd, const char *arg, int *max_stack)
+{
+	uint64_t n;
+
+	if (parse_u64(arg, &n) < 0 || n > INT32_MAX) {
+		cli_error("%s: --max-stack %s: not a number of frames", cmd, arg);
+		return -1;
+	}
+	*max_stack = n ? (int)n : -1;
+	return 0;
+}
+
 int cli_exit_status(int status)
 {
 	if (WIFEXITED(status))

@@ -157,6 +157,10 @@ typedef int (*pd_event_fn)(const struct pd_event *ev, void *arg);
  * build-ids) grows while records are read. */
 int pd_for_each(struct pd_reader *r, pd_event_fn fn, void *arg);
 void pd_close(struct pd_reader *r);
+/* Decode again a record this reader handed to the callback, its bytes
+ * copied away to be handled later (8-byte aligned): ev as the callback got
+ * it, pointing into rec. 0, or -1 + oc_err(). */
+int pd_decode(struct pd_reader *r, const void *rec, uint64_t file_offset, struct pd_event *ev);
 /* The attr of a sample/record (by id, or the only one); NULL if unknown. */
 const struct pd_attr *pd_attr_of(const struct pd_reader *r, int attr_index);
 /* Decode one raw sample record against attr; 0 or -1 + oc_err(). Used by the

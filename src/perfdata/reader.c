@@ -873,25 +873,37 @@ static int decompress(struct pd_reader *r, const unsigned char *rec, size_t size
 	return 0;
 }
 
+/* The header fields of ev. Field by field: clearing the whole event per
+ * record costs `ocrec script` a tenth of its time. decode() fills the union
+ * for the types it decodes; for other types it is undefined. */
+static void start_event(struct pd_event *ev, const unsigned char *rec, uint64_t off)
+{
+	const struct perf_event_header *h = (const void *)rec;
+
+	ev->type = h->type;
+	ev->misc = h->misc;
+	ev->size = h->size;
+	ev->file_offset = off;
+	ev->raw = rec;
+	ev->has_sample_id = false;
+	ev->sid_pid = ev->sid_tid = ev->sid_cpu = 0;
+	ev->sid_time = ev->sid_id = 0;
+	ev->attr_index = -1;
+}
+
+int pd_decode(struct pd_reader *r, const void *rec, uint64_t file_offset, struct pd_event *ev)
+{
+	start_event(ev, rec, file_offset);
+	return decode(r, ev, rec, file_offset);
+}
+
 static int deliver(struct pd_reader *r, const unsigned char *rec, uint64_t off, bool in_compressed,
 		   pd_event_fn fn, void *arg)
 {
 	struct pd_event ev;
-	const struct perf_event_header *h = (const void *)rec;
 	int ret;
 
-	/* field by field: clearing the whole event per record costs `ocrec
-	 * script` a tenth of its time. decode() fills the union for the types
-	 * it decodes; for other types it is undefined. */
-	ev.type = h->type;
-	ev.misc = h->misc;
-	ev.size = h->size;
-	ev.file_offset = off;
-	ev.raw = rec;
-	ev.has_sample_id = false;
-	ev.sid_pid = ev.sid_tid = ev.sid_cpu = 0;
-	ev.sid_time = ev.sid_id = 0;
-	ev.attr_index = -1;
+	start_event(&ev, rec, off);
 	if (ev.type == PD_RECORD_COMPRESSED && !in_compressed) {
 		ret = decompress(r, rec, ev.size, off, fn, arg);
 		if (ret)

@@ -8,6 +8,7 @@
  *   --hot-paths       basic blocks from the ranges between consecutive branches,
  *                     the most frequent block sequences, and loop trip counts.
  * All tables are keyed by distinct locations, so memory follows the code size. */
+#define _GNU_SOURCE   /* qsort_r */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,18 +74,23 @@ struct vloc {
 	const char *func;          /* NULL: unknown */
 	char level;
 	uint64_t addr;
-	int srcline, file;
+	const char *srcline, *file;   /* interned by the session; file NULL when unknown */
 	unsigned line;
 	const struct dso *dso;
 	uint64_t file_addr;        /* address in the binary's own ELF address space */
 };
 
-static struct vloc vloc_of(struct report *r, struct rloc *l)
+static struct vloc vloc_of(struct report *r, struct session_loc *l)
 {
-	report_line(r, l);
-	return (struct vloc){ l->sym ? l->sym->name : NULL, l->level,
-			      l->level == 'H' ? l->addr : l->map_addr, l->srcline, l->file, l->line, l->dso,
-			      l->file_addr };
+	session_loc_line(r->s, l);
+	return (struct vloc){ l->name, l->level, l->level == 'H' ? l->addr : l->map_addr, l->srcline, l->file,
+			      l->line, l->dso, l->file_addr };
+}
+
+/* A branch entry's source or target, as perf report looks it up. */
+static struct session_loc *branch_loc(struct report *r, const struct session_sample *ss, uint64_t addr)
+{
+	return session_resolve(r->s, ss, addr, SESSION_AT_BRANCH);
 }
 
 static void func_text(const struct vloc *v, char *buf, size_t size)
@@ -105,23 +111,31 @@ struct srcfile {
 };
 
 struct srcfiles {
-	struct srcfile *f;         /* indexed by interned file id */
-	size_t n;
+	struct kmap map;           /* interned path -> index in f */
+	struct srcfile *f;
+	size_t n, cap;
 };
 
-static const char *source_line(struct report *r, struct srcfiles *sf, int file, unsigned line)
+static void srcfiles_init(struct srcfiles *sf)
+{
+	memset(sf, 0, sizeof(*sf));
+	kmap_init(&sf->map, 1);
+}
+
+static const char *source_line(struct report *r, struct srcfiles *sf, const char *path, unsigned line)
 {
 	struct srcfile *f;
-	if (file < 0 || line == 0)
+	uint64_t key = (uint64_t)(uintptr_t)path;
+	uint32_t idx;
+
+	if (!path || line == 0)
 		return NULL;
-	if ((size_t)file >= sf->n) {
-		sf->f = xrealloc(sf->f, (size_t)(file + 1) * sizeof(*sf->f));
-		memset(&sf->f[sf->n], 0, ((size_t)file + 1 - sf->n) * sizeof(*sf->f));
-		sf->n = (size_t)file + 1;
+	if (!kmap_get(&sf->map, &key, (uint32_t)sf->n, &idx)) {
+		GROW(sf->f, sf->cap, sf->n + 1);
+		memset(&sf->f[sf->n++], 0, sizeof(*sf->f));
 	}
-	f = &sf->f[file];
+	f = &sf->f[idx];
 	if (!f->tried) {
-		const char *path = r->strs.s[file];
 		size_t len, cap = 0;
 		char *p;
 		f->tried = true;
@@ -155,6 +169,7 @@ static void srcfiles_free(struct srcfiles *sf)
 		free(sf->f[i].lines);
 	}
 	free(sf->f);
+	kmap_free(&sf->map);
 }
 
 /* --- --source ---------------------------------------------------------- */
@@ -163,7 +178,7 @@ struct src_line {
 	const struct dso *dso;
 	const struct symbol *sym;
 	const char *func;
-	int file;
+	const char *file;          /* NULL: no line information */
 	unsigned line;
 	uint64_t leave, enter;
 	size_t func_idx;
@@ -180,31 +195,30 @@ struct source_view {
 	size_t nr_lines, cap_lines;
 	struct src_func *funcs;
 	size_t nr_funcs, cap_funcs;
-	uint64_t total;
 };
 
-static void source_count(struct report *r, struct source_view *v, struct rloc *l, bool leave)
+static void source_count(struct report *r, struct source_view *v, struct session_loc *l, bool leave)
 {
 	uint64_t key[3], fkey[2];
 	uint32_t idx, fidx;
 	struct src_line *sl;
 
-	report_line(r, l);
-	if (!l->sym)
+	session_loc_line(r->s, l);
+	if (!l->sym || report_dso_filtered(r, l))
 		return;
 	fkey[0] = (uint64_t)(uintptr_t)l->dso;
 	fkey[1] = (uint64_t)(uintptr_t)l->sym;
 	if (!kmap_get(&v->funcs_map, fkey, (uint32_t)v->nr_funcs, &fidx)) {
 		GROW(v->funcs, v->cap_funcs, v->nr_funcs + 1);
-		v->funcs[v->nr_funcs++] = (struct src_func){ l->sym->name, 0 };
+		v->funcs[v->nr_funcs++] = (struct src_func){ l->name, 0 };
 	}
 	v->funcs[fidx].total++;
 	key[0] = fkey[1];
-	key[1] = (uint64_t)(int64_t)l->file;
+	key[1] = (uint64_t)(uintptr_t)l->file;
 	key[2] = l->line;
 	if (!kmap_get(&v->lines_map, key, (uint32_t)v->nr_lines, &idx)) {
 		GROW(v->lines, v->cap_lines, v->nr_lines + 1);
-		v->lines[v->nr_lines++] = (struct src_line){ l->dso, l->sym, l->sym->name, l->file, l->line,
+		v->lines[v->nr_lines++] = (struct src_line){ l->dso, l->sym, l->name, l->file, l->line,
 							     0, 0, fidx };
 	}
 	sl = &v->lines[idx];
@@ -214,40 +228,43 @@ static void source_count(struct report *r, struct source_view *v, struct rloc *l
 		sl->enter++;
 }
 
-static const struct source_view *cmp_src_view;
-
-static int cmp_src_lines(const void *pa, const void *pb)
+/* Functions by their total, then their lines in file order (a file without
+ * line information first, then by interned path: the order they were met). */
+static int cmp_src_lines(const void *pa, const void *pb, void *ctx)
 {
+	const struct source_view *v = ctx;
 	const struct src_line *a = pa, *b = pb;
-	uint64_t ta = cmp_src_view->funcs[a->func_idx].total, tb = cmp_src_view->funcs[b->func_idx].total;
+	uint64_t ta = v->funcs[a->func_idx].total, tb = v->funcs[b->func_idx].total;
 	if (a->func_idx != b->func_idx) {
 		if (ta != tb)
 			return ta > tb ? -1 : 1;
 		return a->func_idx < b->func_idx ? -1 : 1;
 	}
 	if (a->file != b->file)
-		return a->file < b->file ? -1 : 1;
+		return !a->file ? -1 : !b->file ? 1 : strcmp(a->file, b->file);
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static int source_print(struct report *r, struct rsection *sec, struct source_view *v, FILE *out)
+static int source_print(struct report *r, struct rsection *sec, FILE *out)
 {
-	struct srcfiles sf = { 0 };
+	struct source_view *v = sec->view;
+	struct srcfiles sf;
+	uint64_t ends = 2 * report_shown_period(r, sec);
 	size_t i, shown_funcs = 0;
 	size_t cur = SIZE_MAX;
 	bool skip_func = false;
 
-	cmp_src_view = v;
-	qsort(v->lines, v->nr_lines, sizeof(*v->lines), cmp_src_lines);
+	srcfiles_init(&sf);
+	qsort_r(v->lines, v->nr_lines, sizeof(*v->lines), cmp_src_lines, v);
 	if (r->opts.json)
 		fprintf(out, "\"functions\": [");
 	else
 		fprintf(out, "# Branch entries: %" PRIu64 " of event '%s' (each entry leaves one line and "
-			"enters another)\n#\n", v->total, sec->name);
+			"enters another)\n#\n", report_shown_period(r, sec), sec->name);
 	for (i = 0; i < v->nr_lines; i++) {
 		const struct src_line *l = &v->lines[i];
 		const struct src_func *f = &v->funcs[l->func_idx];
-		double pct = v->total ? 100.0 * f->total / (2.0 * v->total) : 0;
+		double pct = ends ? 100.0 * f->total / ends : 0;
 		const char *text;
 		if (l->func_idx != cur) {
 			cur = l->func_idx;
@@ -274,7 +291,7 @@ static int source_print(struct report *r, struct rsection *sec, struct source_vi
 		if (r->opts.json) {
 			bool first = i == 0 || v->lines[i - 1].func_idx != l->func_idx;
 			fprintf(out, "%s{\"file\": ", first ? "" : ", ");
-			json_str(out, l->file >= 0 ? r->strs.s[l->file] : "");
+			json_str(out, l->file ? l->file : "");
 			fprintf(out, ", \"line\": %u, \"leave\": %" PRIu64 ", \"enter\": %" PRIu64 ", \"text\": ",
 				l->line, l->leave, l->enter);
 			if (text)
@@ -284,14 +301,13 @@ static int source_print(struct report *r, struct rsection *sec, struct source_vi
 			fputc('}', out);
 		} else {
 			char where[512];
-			const char *base = l->file >= 0 ? strrchr(r->strs.s[l->file], '/') : NULL;
-			if (l->file >= 0)
-				snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : r->strs.s[l->file], l->line);
+			const char *base = l->file ? strrchr(l->file, '/') : NULL;
+			if (l->file)
+				snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : l->file, l->line);
 			else
 				snprintf(where, sizeof(where), "(no line info)");
-			fprintf(out, "  %7.2f%%  %7.2f%%  %-24s  %s\n",
-				v->total ? 100.0 * l->leave / v->total : 0,
-				v->total ? 100.0 * l->enter / v->total : 0, where, text ? text : "");
+			fprintf(out, "  %7.2f%%  %7.2f%%  %-24s  %s\n", report_percent(r, sec, l->leave),
+				report_percent(r, sec, l->enter), where, text ? text : "");
 		}
 	}
 	if (r->opts.json)
@@ -301,6 +317,49 @@ static int source_print(struct report *r, struct rsection *sec, struct source_vi
 	srcfiles_free(&sf);
 	return 0;
 }
+
+/* Every branch entry leaves one line and enters another; the section counts
+ * entries, and the lines and functions the ends its filters keep. */
+static void source_sample(struct report *r, struct rsection *sec, const struct session_sample *ss, bool filtered)
+{
+	struct source_view *v = sec->view;
+	size_t i;
+
+	if (!ss->s->branch_nr)
+		return;
+	if (!v) {
+		v = sec->view = xcalloc(1, sizeof(*v));
+		kmap_init(&v->lines_map, 3);
+		kmap_init(&v->funcs_map, 2);
+	}
+	sec->nr_samples += ss->s->branch_nr;
+	sec->total_period += ss->s->branch_nr;
+	if (filtered)
+		return;
+	for (i = 0; i < ss->s->branch_nr; i++) {
+		struct session_loc *from = branch_loc(r, ss, ss->s->branches[i].from);
+		struct session_loc *to = branch_loc(r, ss, ss->s->branches[i].to);
+		if (report_dso_filtered(r, from) && report_dso_filtered(r, to))
+			continue;
+		source_count(r, v, from, true);
+		source_count(r, v, to, false);
+		sec->kept_samples++;
+		sec->kept_period++;
+	}
+}
+
+static void source_free(void *state)
+{
+	struct source_view *v = state;
+
+	kmap_free(&v->lines_map);
+	kmap_free(&v->funcs_map);
+	free(v->lines);
+	free(v->funcs);
+	free(v);
+}
+
+const struct view_ops view_source = { "source", source_sample, source_print, source_free };
 
 /* --- --branch-history -------------------------------------------------- */
 
@@ -318,14 +377,13 @@ struct bh_view {
 	size_t n, cap;
 	uint32_t *roots;
 	size_t nr_roots, cap_roots;
-	uint64_t total;
 };
 
 #define BH_MAX_DEPTH 64
 
 static uint32_t bh_child(struct bh_view *v, uint32_t parent, const struct vloc *loc)
 {
-	uint64_t key[4] = { parent, (uint64_t)(int64_t)loc->srcline, (uint64_t)(uintptr_t)loc->func,
+	uint64_t key[4] = { parent, (uint64_t)(uintptr_t)loc->srcline, (uint64_t)(uintptr_t)loc->func,
 			    loc->func ? 0 : loc->addr };
 	uint32_t idx;
 	if (kmap_get(&v->map, key, (uint32_t)v->n, &idx))
@@ -344,26 +402,38 @@ static uint32_t bh_child(struct bh_view *v, uint32_t parent, const struct vloc *
 	return idx;
 }
 
-static void bh_sample(struct report *r, struct bh_view *v, const struct report_sample *s)
+/* The sample address, the branch entries newest first (target, then source:
+ * perf's machine.c order), then the call chain where the branch records end
+ * (its first frame is the sample address itself). */
+static void bh_sample(struct report *r, struct rsection *sec, const struct session_sample *ss, bool filtered)
 {
+	struct bh_view *v = sec->view;
 	struct vloc path[BH_MAX_DEPTH];
 	size_t n = 0, i;
 	uint32_t node = UINT32_MAX;
-	uint64_t period = s->period ? s->period : 1;
+	uint64_t period = ss->s->period ? ss->s->period : 1;
+	struct session_loc *ip;
 
-	path[n++] = vloc_of(r, report_resolve(r, s->pid, s->ip));
-	for (i = 0; i < s->nr_branches && n + 2 <= BH_MAX_DEPTH; i++) {
-		path[n++] = vloc_of(r, report_resolve(r, s->pid, s->branches[i].to));
-		path[n++] = vloc_of(r, report_resolve(r, s->pid, s->branches[i].from));
+	if (!v) {
+		v = sec->view = xcalloc(1, sizeof(*v));
+		kmap_init(&v->map, 4);
 	}
-	/* the real call chain continues where the branch records end (its first
-	 * entry is the sample ip itself) */
-	for (i = 1; i < s->nr_callchain && n < BH_MAX_DEPTH; i++) {
-		if (s->callchain[i] >= (uint64_t)-4095)   /* PERF_CONTEXT_* marker */
-			continue;
-		path[n++] = vloc_of(r, report_resolve(r, s->pid, s->callchain[i]));
+	sec->nr_samples++;
+	sec->total_period += period;
+	if (filtered)
+		return;
+	ip = session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP);
+	if (report_dso_filtered(r, ip))
+		return;
+	sec->kept_samples++;
+	sec->kept_period += period;
+	path[n++] = vloc_of(r, ip);
+	for (i = 0; i < ss->s->branch_nr && n + 2 <= BH_MAX_DEPTH; i++) {
+		path[n++] = vloc_of(r, branch_loc(r, ss, ss->s->branches[i].to));
+		path[n++] = vloc_of(r, branch_loc(r, ss, ss->s->branches[i].from));
 	}
-	v->total += period;
+	for (i = 1; i < ss->nr_frames && n < BH_MAX_DEPTH; i++)
+		path[n++] = vloc_of(r, session_frame(r->s, ss, i));
 	for (i = 0; i < n; i++) {
 		/* consecutive records at the same line collapse into one node */
 		if (i && node != UINT32_MAX && v->nodes[node].loc.srcline == path[i].srcline &&
@@ -374,22 +444,22 @@ static void bh_sample(struct report *r, struct bh_view *v, const struct report_s
 	}
 }
 
-static struct bh_view *cmp_bh_view;
-
-static int cmp_bh(const void *pa, const void *pb)
+static int cmp_bh(const void *pa, const void *pb, void *ctx)
 {
-	uint64_t a = cmp_bh_view->nodes[*(const uint32_t *)pa].period;
-	uint64_t b = cmp_bh_view->nodes[*(const uint32_t *)pb].period;
+	const struct bh_view *v = ctx;
+	uint64_t a = v->nodes[*(const uint32_t *)pa].period;
+	uint64_t b = v->nodes[*(const uint32_t *)pb].period;
 	return a > b ? -1 : a < b;
 }
 
 #define BH_CHILD_LIMIT 0.5     /* percent: like perf's callchain threshold */
 
-static void bh_print_node(struct report *r, struct bh_view *v, struct srcfiles *sf, uint32_t idx,
+static void bh_print_node(struct report *r, struct rsection *sec, struct srcfiles *sf, uint32_t idx,
 			  unsigned depth, unsigned indent, FILE *out, bool *first)
 {
+	struct bh_view *v = sec->view;
 	struct bh_node *nd = &v->nodes[idx];
-	double pct = v->total ? 100.0 * nd->period / v->total : 0;
+	double pct = report_percent(r, sec, nd->period);
 	const char *text = source_line(r, sf, nd->loc.file, nd->loc.line);
 	char fn[512];
 	size_t i;
@@ -401,7 +471,7 @@ static void bh_print_node(struct report *r, struct bh_view *v, struct srcfiles *
 		fprintf(out, "%s{\"percent\": %.4f, \"function\": ", *first ? "" : ", ", pct);
 		json_str(out, fn);
 		fprintf(out, ", \"srcline\": ");
-		json_str(out, r->strs.s[nd->loc.srcline]);
+		json_str(out, nd->loc.srcline);
 		fprintf(out, ", \"text\": ");
 		if (text)
 			json_str(out, text);
@@ -410,43 +480,43 @@ static void bh_print_node(struct report *r, struct bh_view *v, struct srcfiles *
 		fprintf(out, ", \"children\": [");
 	} else {
 		fprintf(out, "%*s%s%6.2f%%  %s %s%s%s\n", (int)(indent * 4), "", depth ? "--" : "  ", pct, fn,
-			r->strs.s[nd->loc.srcline], text ? "  | " : "", text ? text : "");
+			nd->loc.srcline, text ? "  | " : "", text ? text : "");
 	}
 	*first = false;
-	cmp_bh_view = v;
 	if (nd->nr_kids > 1)   /* a leaf's kids is NULL, which qsort must not get */
-		qsort(nd->kids, nd->nr_kids, sizeof(*nd->kids), cmp_bh);
+		qsort_r(nd->kids, nd->nr_kids, sizeof(*nd->kids), cmp_bh, v);
 	bool kid_first = true;
 	/* an only child continues the chain at the same indentation, as perf draws it */
 	unsigned kid_indent = indent + (v->nodes[idx].nr_kids > 1);
 	for (i = 0; i < v->nodes[idx].nr_kids; i++)
-		bh_print_node(r, v, sf, v->nodes[idx].kids[i], depth + 1, kid_indent, out, &kid_first);
+		bh_print_node(r, sec, sf, v->nodes[idx].kids[i], depth + 1, kid_indent, out, &kid_first);
 	if (r->opts.json)
 		fputs("]}", out);
 }
 
-static int bh_print(struct report *r, struct rsection *sec, struct bh_view *v, FILE *out)
+static int bh_print(struct report *r, struct rsection *sec, FILE *out)
 {
-	struct srcfiles sf = { 0 };
+	struct bh_view *v = sec->view;
+	struct srcfiles sf;
 	size_t i, shown = 0;
 	bool first = true;
 
-	cmp_bh_view = v;
-	qsort(v->roots, v->nr_roots, sizeof(*v->roots), cmp_bh);
+	srcfiles_init(&sf);
+	qsort_r(v->roots, v->nr_roots, sizeof(*v->roots), cmp_bh, v);
 	if (r->opts.json) {
 		fprintf(out, "\"tree\": [");
 	} else {
 		fprintf(out, "# Samples: %" PRIu64 " of event '%s' (branch history: sample address, then "
-			"branch targets and sources newest first)\n", sec->nr_samples, sec->name);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", v->total);
+			"branch targets and sources newest first)\n", report_shown_samples(r, sec), sec->name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", report_shown_period(r, sec));
 	}
 	for (i = 0; i < v->nr_roots; i++) {
-		double pct = v->total ? 100.0 * v->nodes[v->roots[i]].period / v->total : 0;
+		double pct = report_percent(r, sec, v->nodes[v->roots[i]].period);
 		if (r->opts.percent_limit > 0 && pct < r->opts.percent_limit)
 			continue;
 		if (r->opts.max_rows > 0 && shown >= (size_t)r->opts.max_rows)
 			break;
-		bh_print_node(r, v, &sf, v->roots[i], 0, 0, out, &first);
+		bh_print_node(r, sec, &sf, v->roots[i], 0, 0, out, &first);
 		if (!r->opts.json)
 			fputc('\n', out);
 		shown++;
@@ -456,6 +526,21 @@ static int bh_print(struct report *r, struct rsection *sec, struct bh_view *v, F
 	srcfiles_free(&sf);
 	return 0;
 }
+
+static void bh_free(void *state)
+{
+	struct bh_view *v = state;
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		free(v->nodes[i].kids);
+	kmap_free(&v->map);
+	free(v->nodes);
+	free(v->roots);
+	free(v);
+}
+
+const struct view_ops view_branch_history = { "branch_history", bh_sample, bh_print, bh_free };
 
 /* --- hot paths --------------------------------------------------------- */
 
@@ -487,50 +572,51 @@ struct hot_view {
 	uint64_t windows;
 };
 
-static uint32_t hot_block(struct report *r, struct hot_view *v, uint32_t pid, uint64_t start, uint64_t end)
+static uint32_t hot_block(struct report *r, struct hot_view *v, const struct session_sample *ss,
+			  uint64_t start, uint64_t end)
 {
 	uint64_t key[2] = { start, end };
 	uint32_t idx;
 	if (!kmap_get(&v->bmap, key, (uint32_t)v->nb, &idx)) {
 		GROW(v->blocks, v->cb, v->nb + 1);
-		v->blocks[v->nb++] = (struct block){ start, end, vloc_of(r, report_resolve(r, pid, start)),
-						     vloc_of(r, report_resolve(r, pid, end)), 0 };
+		v->blocks[v->nb++] = (struct block){ start, end, vloc_of(r, branch_loc(r, ss, start)),
+						     vloc_of(r, branch_loc(r, ss, end)), 0 };
 	}
 	v->blocks[idx].count++;
 	return idx;
 }
 
-static struct loop *hot_loop(struct report *r, struct hot_view *v, uint32_t pid, uint64_t latch, uint64_t head)
+static struct loop *hot_loop(struct report *r, struct hot_view *v, const struct session_sample *ss,
+			     uint64_t latch, uint64_t head)
 {
 	uint64_t key[2] = { latch, head };
 	uint32_t idx;
 	if (!kmap_get(&v->lmap, key, (uint32_t)v->nl, &idx)) {
 		GROW(v->loops, v->cl, v->nl + 1);
-		v->loops[v->nl++] = (struct loop){ latch, head, vloc_of(r, report_resolve(r, pid, latch)),
-						   vloc_of(r, report_resolve(r, pid, head)), 0, 0, 0, 0, 0 };
+		v->loops[v->nl++] = (struct loop){ latch, head, vloc_of(r, branch_loc(r, ss, latch)),
+						   vloc_of(r, branch_loc(r, ss, head)), 0, 0, 0, 0, 0 };
 	}
 	return &v->loops[idx];
 }
 
 /* Ranges between consecutive branches (oldest first): entry i+1 (older) lands at
  * to, and the code runs straight to entry i's from (newer). */
-static void hot_sample(struct report *r, struct hot_view *v, const struct report_sample *s)
+static void hot_count(struct report *r, struct hot_view *v, const struct session_sample *ss)
 {
+	const struct pd_branch *br = ss->s->branches;
+	size_t nr = ss->s->branch_nr, i;
 	uint32_t prev[2] = { UINT32_MAX, UINT32_MAX };
-	size_t i;
 	struct loop *cur = NULL;
 	uint64_t iters = 0;
 	bool entered = false;
 
-	if (s->nr_branches < 2)
-		return;
 	v->windows++;
-	for (i = s->nr_branches - 1; i > 0; i--) {
-		const struct report_branch *older = &s->branches[i], *newer = &s->branches[i - 1];
+	for (i = nr - 1; i > 0; i--) {
+		const struct pd_branch *older = &br[i], *newer = &br[i - 1];
 		uint32_t b;
 		if (newer->from < older->to || newer->from - older->to > 1 << 20)
 			continue;   /* not a straight-line range (interrupt, or another process) */
-		b = hot_block(r, v, s->pid, older->to, newer->from);
+		b = hot_block(r, v, ss, older->to, newer->from);
 		if (prev[0] != UINT32_MAX && prev[1] != UINT32_MAX) {
 			uint64_t key[3] = { prev[0], prev[1], b };
 			uint32_t idx;
@@ -545,25 +631,24 @@ static void hot_sample(struct report *r, struct hot_view *v, const struct report
 	}
 	/* loops: runs of one backward branch with every branch between it staying
 	 * inside [head, latch]; a run seen from its entry to its exit is complete */
-	for (i = s->nr_branches; i-- > 0;) {
-		const struct report_branch *br = &s->branches[i];
-		bool backward = br->to <= br->from && br->from - br->to < 1 << 16;
-		if (backward && !(cur && br->from == cur->latch && br->to == cur->head)) {
+	for (i = nr; i-- > 0;) {
+		const struct pd_branch *b = &br[i];
+		bool backward = b->to <= b->from && b->from - b->to < 1 << 16;
+		if (backward && !(cur && b->from == cur->latch && b->to == cur->head)) {
 			/* a loop's back edge stays in one function (calls may go backward too) */
-			const struct rloc *lf = report_resolve(r, s->pid, br->from);
-			const struct symbol *fsym = lf->sym;
-			backward = fsym && report_resolve(r, s->pid, br->to)->sym == fsym;
+			const struct symbol *fsym = branch_loc(r, ss, b->from)->sym;
+			backward = fsym && branch_loc(r, ss, b->to)->sym == fsym;
 		}
-		if (cur && br->from == cur->latch && br->to == cur->head) {
+		if (cur && b->from == cur->latch && b->to == cur->head) {
 			cur->taken++;
 			iters++;
 			continue;
 		}
-		if (cur && br->from >= cur->head && br->from <= cur->latch &&
-		    br->to >= cur->head && br->to <= cur->latch)
+		if (cur && b->from >= cur->head && b->from <= cur->latch &&
+		    b->to >= cur->head && b->to <= cur->latch)
 			continue;      /* a branch inside the loop body */
 		if (cur) {
-			bool left = br->from >= cur->head && br->from <= cur->latch;
+			bool left = b->from >= cur->head && b->from <= cur->latch;
 			if (entered && left) {
 				cur->runs++;
 				cur->run_iters += iters + 1;
@@ -574,13 +659,13 @@ static void hot_sample(struct report *r, struct hot_view *v, const struct report
 			cur = NULL;
 		}
 		if (backward) {
-			cur = hot_loop(r, v, s->pid, br->from, br->to);
+			cur = hot_loop(r, v, ss, b->from, b->to);
 			cur->taken++;
 			iters = 1;
 			/* the previous (older) entry tells whether the loop was entered in view */
-			entered = i + 1 < s->nr_branches &&
-				  !(s->branches[i + 1].to >= br->to && s->branches[i + 1].to <= br->from &&
-				    s->branches[i + 1].from >= br->to && s->branches[i + 1].from <= br->from);
+			entered = i + 1 < nr &&
+				  !(br[i + 1].to >= b->to && br[i + 1].to <= b->from &&
+				    br[i + 1].from >= b->to && br[i + 1].from <= b->from);
 		}
 	}
 	if (cur) {
@@ -589,11 +674,30 @@ static void hot_sample(struct report *r, struct hot_view *v, const struct report
 	}
 }
 
-static struct hot_view *cmp_hot;
-
-static int cmp_blocks(const void *a, const void *b)
+static void hot_sample(struct report *r, struct rsection *sec, const struct session_sample *ss, bool filtered)
 {
-	uint64_t x = cmp_hot->blocks[*(const uint32_t *)a].count, y = cmp_hot->blocks[*(const uint32_t *)b].count;
+	struct hot_view *v = sec->view;
+
+	if (!v) {
+		v = sec->view = xcalloc(1, sizeof(*v));
+		kmap_init(&v->bmap, 2);
+		kmap_init(&v->pmap, 3);
+		kmap_init(&v->lmap, 2);
+	}
+	sec->nr_samples++;
+	sec->total_period += ss->s->period;
+	if (filtered || ss->s->branch_nr < 2 ||
+	    report_dso_filtered(r, session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP)))
+		return;
+	sec->kept_samples++;
+	sec->kept_period += ss->s->period;
+	hot_count(r, v, ss);
+}
+
+static int cmp_blocks(const void *a, const void *b, void *ctx)
+{
+	const struct hot_view *v = ctx;
+	uint64_t x = v->blocks[*(const uint32_t *)a].count, y = v->blocks[*(const uint32_t *)b].count;
 	return x > y ? -1 : x < y;
 }
 
@@ -609,27 +713,26 @@ static int cmp_loops(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-static void block_text(struct report *r, const struct block *b, char *buf, size_t size)
+static void block_text(const struct block *b, char *buf, size_t size)
 {
 	char fn[256];
 	func_text(&b->s, fn, sizeof(fn));
-	snprintf(buf, size, "%s %s-%s [%#" PRIx64 "-%#" PRIx64 "]", fn, r->strs.s[b->s.srcline],
-		 r->strs.s[b->e.srcline], b->s.file_addr, b->e.file_addr);
+	snprintf(buf, size, "%s %s-%s [%#" PRIx64 "-%#" PRIx64 "]", fn, b->s.srcline, b->e.srcline,
+		 b->s.file_addr, b->e.file_addr);
 }
 
-static int hot_print(struct report *r, struct rsection *sec, struct hot_view *v, FILE *out)
+static int hot_print(struct report *r, struct rsection *sec, FILE *out)
 {
+	struct hot_view *v = sec->view;
 	size_t limit = r->opts.max_rows > 0 ? (size_t)r->opts.max_rows : 20, i, k;
 	uint32_t *order = xcalloc(v->nb ? v->nb : 1, sizeof(*order));
 	char buf[1024];
 
 	for (i = 0; i < v->nb; i++)
 		order[i] = (uint32_t)i;
-	cmp_hot = v;
-	qsort(order, v->nb, sizeof(*order), cmp_blocks);
+	qsort_r(order, v->nb, sizeof(*order), cmp_blocks, v);
 	qsort(v->paths, v->np, sizeof(*v->paths), cmp_paths);
 	qsort(v->loops, v->nl, sizeof(*v->loops), cmp_loops);
-
 	if (r->opts.json)
 		fprintf(out, "\"windows\": %" PRIu64 ",\n   \"blocks\": [", v->windows);
 	else
@@ -637,7 +740,7 @@ static int hot_print(struct report *r, struct rsection *sec, struct hot_view *v,
 			"from the ranges between consecutive branches)\n#   count  block\n", sec->name, v->windows);
 	for (i = 0; i < v->nb && i < limit; i++) {
 		const struct block *b = &v->blocks[order[i]];
-		block_text(r, b, buf, sizeof(buf));
+		block_text(b, buf, sizeof(buf));
 		if (r->opts.json) {
 			fprintf(out, "%s{\"count\": %" PRIu64 ", \"block\": ", i ? ", " : "", b->count);
 			json_str(out, buf);
@@ -656,7 +759,7 @@ static int hot_print(struct report *r, struct rsection *sec, struct hot_view *v,
 		else
 			fprintf(out, "%9" PRIu64 "  ", v->paths[i].count);
 		for (k = 0; k < 3; k++) {
-			block_text(r, &v->blocks[v->paths[i].b[k]], buf, sizeof(buf));
+			block_text(&v->blocks[v->paths[i].b[k]], buf, sizeof(buf));
 			if (r->opts.json) {
 				if (k)
 					fputs(", ", out);
@@ -689,13 +792,13 @@ static int hot_print(struct report *r, struct rsection *sec, struct hot_view *v,
 			fprintf(out, ", \"function\": ");
 			json_str(out, fn);
 			fprintf(out, ", \"latch\": ");
-			json_str(out, r->strs.s[l->l.srcline]);
+			json_str(out, l->l.srcline);
 			fprintf(out, ", \"head\": ");
-			json_str(out, r->strs.s[l->h.srcline]);
+			json_str(out, l->h.srcline);
 			fputc('}', out);
 		} else {
-			fprintf(out, "%9" PRIu64 "  %6s  %s %s -> %s\n", l->taken, trips, fn, r->strs.s[l->l.srcline],
-				r->strs.s[l->h.srcline]);
+			fprintf(out, "%9" PRIu64 "  %6s  %s %s -> %s\n", l->taken, trips, fn, l->l.srcline,
+				l->h.srcline);
 		}
 	}
 	if (r->opts.json)
@@ -706,113 +809,17 @@ static int hot_print(struct report *r, struct rsection *sec, struct hot_view *v,
 	return 0;
 }
 
-/* --- dispatch ---------------------------------------------------------- */
-
-void view_sample(struct report *r, struct rsection *sec, const struct report_sample *s)
+static void hot_free(void *state)
 {
-	size_t i;
-	switch (r->opts.view) {
-	case VIEW_SOURCE: {
-		struct source_view *v = sec->view;
-		if (!s->nr_branches)
-			return;
-		if (!v) {
-			v = sec->view = xcalloc(1, sizeof(*v));
-			kmap_init(&v->lines_map, 3);
-			kmap_init(&v->funcs_map, 2);
-		}
-		sec->nr_samples += s->nr_branches;
-		sec->total_period += s->nr_branches;
-		for (i = 0; i < s->nr_branches; i++) {
-			source_count(r, v, report_resolve(r, s->pid, s->branches[i].from), true);
-			source_count(r, v, report_resolve(r, s->pid, s->branches[i].to), false);
-			v->total++;
-		}
-		break;
-	}
-	case VIEW_BRANCH_HISTORY: {
-		struct bh_view *v = sec->view;
-		if (!v) {
-			v = sec->view = xcalloc(1, sizeof(*v));
-			kmap_init(&v->map, 4);
-		}
-		sec->nr_samples++;
-		sec->total_period += s->period;
-		bh_sample(r, v, s);
-		break;
-	}
-	case VIEW_HOT_PATHS: {
-		struct hot_view *v = sec->view;
-		if (!v) {
-			v = sec->view = xcalloc(1, sizeof(*v));
-			kmap_init(&v->bmap, 2);
-			kmap_init(&v->pmap, 3);
-			kmap_init(&v->lmap, 2);
-		}
-		sec->nr_samples++;
-		sec->total_period += s->period;
-		hot_sample(r, v, s);
-		break;
-	}
-	case VIEW_HIST:
-		break;
-	}
+	struct hot_view *v = state;
+
+	kmap_free(&v->bmap);
+	kmap_free(&v->pmap);
+	kmap_free(&v->lmap);
+	free(v->blocks);
+	free(v->paths);
+	free(v->loops);
+	free(v);
 }
 
-int view_print(struct report *r, struct rsection *sec, FILE *out)
-{
-	if (!sec->view) {
-		if (r->opts.json)
-			fputs("\"empty\": true", out);
-		else
-			fprintf(out, "# Event '%s': no samples with branch stacks\n#\n", sec->name);
-		return 0;
-	}
-	switch (r->opts.view) {
-	case VIEW_SOURCE: return source_print(r, sec, sec->view, out);
-	case VIEW_BRANCH_HISTORY: return bh_print(r, sec, sec->view, out);
-	case VIEW_HOT_PATHS: return hot_print(r, sec, sec->view, out);
-	case VIEW_HIST: break;
-	}
-	return 0;
-}
-
-void view_free(struct report *r, struct rsection *sec)
-{
-	size_t i;
-	if (!sec->view)
-		return;
-	switch (r->opts.view) {
-	case VIEW_SOURCE: {
-		struct source_view *v = sec->view;
-		kmap_free(&v->lines_map);
-		kmap_free(&v->funcs_map);
-		free(v->lines);
-		free(v->funcs);
-		break;
-	}
-	case VIEW_BRANCH_HISTORY: {
-		struct bh_view *v = sec->view;
-		for (i = 0; i < v->n; i++)
-			free(v->nodes[i].kids);
-		kmap_free(&v->map);
-		free(v->nodes);
-		free(v->roots);
-		break;
-	}
-	case VIEW_HOT_PATHS: {
-		struct hot_view *v = sec->view;
-		kmap_free(&v->bmap);
-		kmap_free(&v->pmap);
-		kmap_free(&v->lmap);
-		free(v->blocks);
-		free(v->paths);
-		free(v->loops);
-		break;
-	}
-	case VIEW_HIST:
-		break;
-	}
-	free(sec->view);
-	sec->view = NULL;
-}
+const struct view_ops view_hot_paths = { "hot_paths", hot_sample, hot_print, hot_free };

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dlib/dlib.h"
 #include "perfdata/perfdata.h"
 #include "symbols/symbols.h"
 #include "util/util.h"
@@ -53,9 +54,9 @@ struct symtab {
 	struct build_id_entry *bids;
 	size_t nr_bids, cap_bids;
 	struct dso *kernel_dso;    /* [kernel.kallsyms], symbols from kallsyms when allowed */
+	uint64_t kstart, kend;     /* its map as recorded (old perf: from 0x15600000 up) */
 	char *reloc_sym;           /* the kernel map's "[kernel.kallsyms]_text": "_text", */
 	uint64_t reloc_addr;       /* and its address then (the map's pgoff), or NULL/0 */
-	char *strpool_owner;       /* kallsyms text (symbol names point into it) */
 };
 
 /* --- ELF reading ------------------------------------------------------- */
@@ -419,9 +420,14 @@ static void release_symbols(struct dso *d)
 	for (j = 0; j < d->nr_name_pool; j++)
 		free(d->name_pool[j]);
 	free(d->name_pool);
+	if (d->shown_names)
+		for (j = 0; j < d->nr_syms; j++)
+			free(d->shown_names[j]);
+	free(d->shown_names);
 	free(d->syms);
 	free(d->loads);
 	d->name_pool = NULL;
+	d->shown_names = NULL;
 	d->syms = NULL;
 	d->loads = NULL;
 	d->nr_name_pool = d->nr_syms = d->nr_loads = 0;
@@ -765,17 +771,28 @@ static void dso_load(struct symtab *st, struct dso *d)
 	free(cand);
 }
 
+/* The DSO of a path (and of the build-id the input recorded for it: inputs
+ * recorded from two builds of one path have two DSOs). */
 static struct dso *find_dso(struct symtab *st, const char *name, bool kernel)
 {
+	const struct build_id_entry *b = find_build_id(st, name);
 	struct dso *d;
-	const struct build_id_entry *b;
 	size_t i;
-	for (i = 0; i < st->nr_dsos; i++)
-		if (strcmp(st->dsos[i]->name, name) == 0)
-			return st->dsos[i];
+
+	for (i = 0; i < st->nr_dsos; i++) {
+		d = st->dsos[i];
+		if (strcmp(d->name, name) != 0)
+			continue;
+		if (!b || pd_build_id_equal(b->id, b->size, d->build_id, d->build_id_size))
+			return d;
+		if (!d->build_id_size && !d->loaded) {
+			memcpy(d->build_id, b->id, b->size);
+			d->build_id_size = b->size;
+			return d;
+		}
+	}
 	d = dso_new(name);
 	d->kernel = kernel;
-	b = find_build_id(st, name);
 	if (b) {
 		memcpy(d->build_id, b->id, b->size);
 		d->build_id_size = b->size;
@@ -814,9 +831,27 @@ void symtab_free(struct symtab *st)
 	for (i = 0; i < st->nr_bids; i++)
 		free(st->bids[i].path);
 	free(st->bids);
-	free(st->strpool_owner);
 	free(st->reloc_sym);
 	free(st);
+}
+
+void symtab_next_input(struct symtab *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->cap_procs; i++)
+		free(st->procs[i].maps);
+	memset(st->procs, 0, st->cap_procs * sizeof(*st->procs));
+	st->nr_procs = 0;
+	st->nr_kmaps = 0;
+	for (i = 0; i < st->nr_bids; i++)
+		free(st->bids[i].path);
+	st->nr_bids = 0;
+	st->kernel_dso = NULL;
+	st->kstart = st->kend = 0;
+	free(st->reloc_sym);
+	st->reloc_sym = NULL;
+	st->reloc_addr = 0;
 }
 
 void symtab_add_build_id(struct symtab *st, const char *path, const uint8_t *id, uint8_t size)
@@ -927,6 +962,8 @@ void symtab_mmap(struct symtab *st, uint32_t pid, uint64_t start, uint64_t len, 
 		m.dso = find_dso(st, is_kernel_image ? "[kernel.kallsyms]" : filename, true);
 		if (is_kernel_image) {
 			st->kernel_dso = m.dso;
+			st->kstart = m.start;
+			st->kend = m.end;
 			/* perf relocates kallsyms by this symbol (KASLR); pgoff 0: kptr_restrict */
 			if (pgoff) {
 				free(st->reloc_sym);
@@ -960,13 +997,6 @@ void symtab_fork(struct symtab *st, uint32_t pid, uint32_t ppid)
 	child->maps = xcalloc(parent->nr, sizeof(*child->maps));
 	memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
 	child->nr = child->cap = parent->nr;
-}
-
-void symtab_exec(struct symtab *st, uint32_t pid)
-{
-	struct proc *p = get_proc(st, pid, false);
-	if (p)
-		p->nr = 0;
 }
 
 static const struct map *find_map(const struct map *v, size_t n, uint64_t addr)
@@ -1062,7 +1092,9 @@ static void load_kallsyms(struct symtab *st, struct dso *d, const char *path)
 	for (i = 0; i < b.nr; i++)
 		b.syms[i].start -= reloc;
 	finish_symbols(d, &b);
-	st->strpool_owner = text;
+	d->name_pool = xmalloc(sizeof(char *));   /* the names point into the text */
+	d->name_pool[0] = text;
+	d->nr_name_pool = 1;
 	d->found_path = xstrdup(path);
 }
 
@@ -1093,73 +1125,163 @@ static void kernel_load(struct symtab *st, struct dso *d)
 
 /* --- resolution -------------------------------------------------------- */
 
-struct dso *symtab_kernel_dso(struct symtab *st)
+static void found_in(struct addr_loc *out, const struct map *m)
 {
-	return st->kernel_dso;
+	out->dso = m->dso;
+	out->map_start = m->start;
+	out->map_end = m->end;
+	out->map_pgoff = m->pgoff;
 }
 
-void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out)
+/* A kernel-mode address: the kernel's and the modules' maps. */
+static bool lookup_kernel(struct symtab *st, uint64_t addr, struct addr_loc *out)
+{
+	const struct map *m;
+
+	if (!(addr >> 63)) {
+		/* a user-range address inside the kernel map as recorded */
+		if (!st->kernel_dso || addr < st->kstart || addr >= st->kend)
+			return false;
+		out->dso = st->kernel_dso;
+		out->map_start = st->kstart;
+		out->map_end = st->kend;
+		out->kernel = true;
+		return true;
+	}
+	m = find_map(st->kmaps, st->nr_kmaps, addr);
+	if (!m)
+		return false;
+	found_in(out, m);
+	out->kernel = true;
+	if (!m->dso->loaded && !st->opts.maps_only) {
+		if (m->dso == st->kernel_dso)
+			kernel_load(st, m->dso);
+		else
+			m->dso->loaded = true;   /* modules: no symbols without their .ko */
+	}
+	/* perf shows module addresses relative to the module, the kernel's as they are */
+	if (m->dso != st->kernel_dso)
+		out->map_addr = addr - m->start + m->pgoff;
+	if (m->dso == st->kernel_dso && m->dso->loaded) {
+		out->sym = dso_find_symbol(m->dso, addr);
+		if (out->sym)
+			out->sym_off = addr - out->sym->start;
+	}
+	return true;
+}
+
+/* A user-mode address: the maps of process pid. */
+static bool lookup_user(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out)
 {
 	const struct map *m = NULL;
 	struct proc *p;
 
-	memset(out, 0, sizeof(*out));
-	out->level = 'H';
-	out->map_addr = addr;
-	out->file_addr = addr;
-	if (addr >> 63) {
-		m = find_map(st->kmaps, st->nr_kmaps, addr);
-		if (!m)
-			return;
-		out->kernel = true;
-		out->level = 'k';
-		out->dso = m->dso;
-		if (!m->dso->loaded) {
-			if (m->dso == st->kernel_dso)
-				kernel_load(st, m->dso);
-			else
-				m->dso->loaded = true;   /* modules: no symbols without their .ko */
-		}
-		/* perf shows module addresses relative to the module, the kernel's as they are */
-		if (m->dso != st->kernel_dso)
-			out->map_addr = addr - m->start + m->pgoff;
-		if (m->dso == st->kernel_dso) {
-			out->sym = dso_find_symbol(m->dso, addr);
-			if (out->sym)
-				out->sym_off = addr - out->sym->start;
-		}
-		return;
-	}
+	if (addr >> 63)
+		return false;
 	p = get_proc(st, pid, false);
 	if (p)
 		m = find_map(p->maps, p->nr, addr);
 	if (!m)
-		return;
-	out->level = '.';
-	out->dso = m->dso;
+		return false;
+	found_in(out, m);
 	out->map_addr = is_identity_name(m->dso->name) ? addr : addr - m->start + m->pgoff;
+	out->file_addr = out->map_addr;
+	if (st->opts.maps_only)
+		return true;
 	if (!m->dso->loaded)
 		dso_load(st, m->dso);
-	if (!m->dso->found_path) {
-		out->file_addr = out->map_addr;
-		return;
-	}
+	if (!m->dso->found_path)
+		return true;
 	out->file_addr = offset_to_vaddr(m->dso, out->map_addr);
 	out->sym = dso_find_symbol(m->dso, out->file_addr);
 	if (out->sym)
 		out->sym_off = out->file_addr - out->sym->start;
+	return true;
 }
 
-/* --- perf script formatting -------------------------------------------- */
-
-void sym_format(const struct addr_loc *loc, bool with_offset, char *buf, size_t size)
+/* addr in the maps of one cpumode, perf's thread__find_map(): the level is
+ * the mode's even when nothing is found there. */
+static bool lookup_mode(struct symtab *st, uint32_t pid, unsigned mode, uint64_t addr,
+			struct addr_loc *out)
 {
-	if (!loc->sym)
-		snprintf(buf, size, "[unknown]");
-	else if (with_offset)
-		snprintf(buf, size, "%s+0x%" PRIx64, loc->sym->name, loc->sym_off);
-	else
-		snprintf(buf, size, "%s", loc->sym->name);
+	memset(out, 0, sizeof(*out));
+	out->map_addr = out->file_addr = addr;
+	out->level = mode == PERF_RECORD_MISC_KERNEL ? 'k' : mode == PERF_RECORD_MISC_USER ? '.' : 'H';
+	if (mode == PERF_RECORD_MISC_KERNEL)
+		return lookup_kernel(st, addr, out);
+	if (mode == PERF_RECORD_MISC_USER)
+		return lookup_user(st, pid, addr, out);
+	return false;
+}
+
+void symtab_lookup(struct symtab *st, uint32_t pid, unsigned cpumode, uint64_t addr,
+		   enum sym_lookup how, struct addr_loc *out)
+{
+	unsigned own = addr >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+
+	switch (how) {
+	case SYM_AT_CPUMODE:
+		lookup_mode(st, pid, cpumode, addr, out);
+		break;
+	case SYM_AT_FALLBACK:
+		if (!lookup_mode(st, pid, cpumode, addr, out) && own != cpumode)
+			lookup_mode(st, pid, own, addr, out);
+		break;
+	case SYM_AT_ANY:
+		if (!lookup_mode(st, pid, PERF_RECORD_MISC_USER, addr, out) &&
+		    !lookup_mode(st, pid, PERF_RECORD_MISC_KERNEL, addr, out))
+			out->level = 'H';
+		break;
+	}
+}
+
+/* --- names ---------------------------------------------------------------- */
+
+/* perf 6.1 demangles with libiberty's cplus_demangle(name, DMGL_NO_OPTS)
+ * linked into it (C++, and Rust's legacy and v0 forms: libiberty tries
+ * Rust first); ocrec takes the same function from binutils' libbfd. */
+typedef char *(*demangle_fn)(const char *mangled, int options);
+
+static demangle_fn demangler(void)
+{
+	static const char *const libs[] = { "libbfd-2.40-system.so", "libbfd-2.41-system.so",
+					    "libbfd-2.42-system.so", "libbfd-2.43-system.so", "libbfd.so", NULL };
+	static demangle_fn fn;
+	static bool tried;
+
+	if (!tried) {
+		void *h = dlib_open(libs, "libbinutils (C++ names stay mangled)");
+		tried = true;
+		fn = h ? (demangle_fn)dlib_sym(h, "cplus_demangle") : NULL;
+	}
+	return fn;
+}
+
+static bool maybe_mangled(const char *name)
+{
+	return !strncmp(name, "_Z", 2) || !strncmp(name, "_R", 2);
+}
+
+const char *sym_name(struct dso *dso, const struct symbol *sym, bool demangle)
+{
+	size_t i = (size_t)(sym - dso->syms);
+	const char *at;
+	char *base, *d;
+
+	if (!demangle || dso->kernel || !maybe_mangled(sym->name) || i >= dso->nr_syms || !demangler())
+		return sym->name;
+	if (!dso->shown_names)
+		dso->shown_names = xcalloc(dso->nr_syms, sizeof(*dso->shown_names));
+	if (!dso->shown_names[i]) {
+		/* perf demangles a PLT stub's target and adds "@plt" after */
+		at = strchr(sym->name, '@');
+		base = at ? xstrndup(sym->name, (size_t)(at - sym->name)) : xstrdup(sym->name);
+		d = demangler()(base, 0);
+		dso->shown_names[i] = d ? xasprintf("%s%s", d, at ? at : "") : xstrdup(sym->name);
+		free(d);
+		free(base);
+	}
+	return dso->shown_names[i];
 }
 
 const char *sym_dso_name(const struct addr_loc *loc)

@@ -1,8 +1,11 @@
 /* symbols.h — ELF symbols, DSOs found by path or build-id, and process maps
- * built from MMAP/MMAP2 records, so a sampled address becomes dso + symbol + line. */
+ * built from MMAP/MMAP2 records, so a sampled address becomes dso + symbol + line.
+ * The session layer (src/session) drives a symtab from a perf.data file; its
+ * consumers read the struct dso and struct symbol it hands out. */
 #ifndef OCREC_SYMBOLS_H
 #define OCREC_SYMBOLS_H
 
+#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -36,6 +39,7 @@ struct dso {
 	bool has_symtab;           /* symbols from .symtab, not only .dynsym */
 	char **name_pool;          /* owned symbol names */
 	size_t nr_name_pool;
+	char **shown_names;        /* per symbol, its demangled name (sym_name()), made when first asked */
 };
 
 struct sym_options {
@@ -45,24 +49,29 @@ struct sym_options {
 	/* perf's whole kallsyms rule (perf script): /proc/kallsyms also for a
 	 * kernel without build-id, relocated by its map's _text; never with symfs */
 	bool kallsyms_like_perf;
+	bool maps_only;            /* addresses find their map and DSO; no file is read */
 };
 
 struct symtab;                 /* all DSOs and per-pid maps of one session */
 
 struct symtab *symtab_new(const struct sym_options *opts);
 void symtab_free(struct symtab *st);
+/* The next input file begins: its processes, kernel maps and build-id table
+ * are its own; the DSOs read so far stay (a DSO is its path and build-id). */
+void symtab_next_input(struct symtab *st);
 /* Register a build-id (from the BUILD_ID feature or an MMAP2 record) for a path. */
 void symtab_add_build_id(struct symtab *st, const char *path, const uint8_t *id, uint8_t size);
 /* Apply an MMAP/MMAP2 record (pid -1: kernel). */
 void symtab_mmap(struct symtab *st, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		 const char *filename, bool kernel);
-/* FORK copies the parent's maps; EXEC (COMM with exec) clears them. */
+/* FORK copies the parent's maps. (An exec keeps them, as in perf: the new
+ * image's MMAP records cover the old ones.) */
 void symtab_fork(struct symtab *st, uint32_t pid, uint32_t ppid);
-void symtab_exec(struct symtab *st, uint32_t pid);
 
 /* A resolved address. */
 struct addr_loc {
 	struct dso *dso;           /* NULL when unmapped */
+	uint64_t map_start, map_end, map_pgoff;  /* the map that holds it (0 when unmapped) */
 	uint64_t file_addr;        /* address in the DSO's own ELF virtual address space */
 	const struct symbol *sym;  /* NULL when unknown */
 	uint64_t sym_off;          /* file_addr - sym->start */
@@ -73,10 +82,22 @@ struct addr_loc {
 	uint64_t map_addr;
 	char level;
 };
-/* The [kernel.kallsyms] DSO once a kernel MMAP record named it, else NULL. */
-struct dso *symtab_kernel_dso(struct symtab *st);
-/* Resolve addr in process pid. Always fills out (dso/sym NULL when unknown). */
-void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *out);
+/* Where perf looks for an address of a sample whose cpumode (header.misc &
+ * PERF_RECORD_MISC_CPUMODE_MASK) is given (util/thread.c, util/event.c): */
+enum sym_lookup {
+	SYM_AT_CPUMODE,            /* in that mode's maps only (thread__find_map(): a sample's ip) */
+	SYM_AT_FALLBACK,           /* then in the address's own mode's (thread__find_map_fb():
+	                            * perf script's branch entries and data addresses) */
+	SYM_AT_ANY,                /* user maps, then the kernel's, 'H' when in neither
+	                            * (thread__find_cpumode_addr_location(): perf report's
+	                            * branch entries) */
+};
+/* Resolve addr in process pid. Always fills out (dso/sym NULL when unknown).
+ * Kernel mode finds kernel addresses, and a user-range address inside the
+ * kernel map as recorded (old perf began it low) as the kernel without a
+ * symbol; user mode finds user addresses; guest and hypervisor modes nothing. */
+void symtab_lookup(struct symtab *st, uint32_t pid, unsigned cpumode, uint64_t addr,
+		   enum sym_lookup how, struct addr_loc *out);
 /* Lines of a DSO address (opens its debuginfo once). NULL when none. */
 struct debuginfo *dso_debuginfo(struct dso *dso);
 /* Look up a symbol by file address in a DSO. */
@@ -85,9 +106,11 @@ const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr);
 struct dso *dso_open_file(const char *path);
 void dso_free(struct dso *dso);
 
-/* Format an address the way perf script's sym/brstacksym fields do: "sym+0xoff"
- * (with_offset) or "sym", and "[unknown]" when no symbol is known. */
-void sym_format(const struct addr_loc *loc, bool with_offset, char *buf, size_t size);
+/* A symbol's name as perf shows it: C++ and Rust names demangled by
+ * libiberty's cplus_demangle() without parameters ("ns::Words::count"; a
+ * PLT stub's target, then "@plt"), the kernel's as they are; with demangle
+ * false, the symbol table's name. Valid as long as the DSO. */
+const char *sym_name(struct dso *dso, const struct symbol *sym, bool demangle);
 /* The DSO name perf script prints in parentheses: the recorded path, "[unknown]" if unmapped. */
 const char *sym_dso_name(const struct addr_loc *loc);
 /* Anonymous memory or memory without a file (perf's is_anon_memory() and

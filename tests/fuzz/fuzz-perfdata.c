@@ -9,6 +9,7 @@
 
 #include "perfdata/perfdata.h"
 #include "script/script.h"
+#include "session/session.h"
 #include "util/util.h"
 
 static void quiet(const char *msg)
@@ -22,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[] = "/tmp/ocrec-fuzz.XXXXXX";
 	int fd = mkstemp(path);
 	static FILE *devnull;
-	struct pd_reader *r;
+	struct session *s;
 
 	if (fd < 0)
 		return 0;
@@ -30,14 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devnull = fopen("/dev/null", "w");
 	oc_set_warn_handler(quiet);
 	if (devnull && write(fd, data, size) == (ssize_t)size) {
-		r = pd_open(path);
-		if (r) {
+		struct session_opts so = { 0 };
+		script_session_opts(&so);
+		s = session_new(&so);
+		if (session_open(s, path) == 0) {
 			/* every field, whether the samples carry it or not */
-			script_print_header(path, pd_get_info(r), devnull);
-			script_print_samples(r, SF_COMM | SF_TID | SF_PID | SF_TIME | SF_CPU | SF_PERIOD |
-					     SF_EVENT | SF_IP | SF_ADDR | SF_BRSTACK, NULL, devnull);
-			pd_close(r);
+			script_print_header(path, session_info(s), devnull);
+			script_print_samples(s, SF_COMM | SF_TID | SF_PID | SF_TIME | SF_CPU | SF_PERIOD |
+					     SF_EVENT | SF_IP | SF_ADDR | SF_BRSTACK, devnull);
 		}
+		session_free(s);
 	}
 	close(fd);
 	unlink(path);

@@ -23,7 +23,8 @@
  *   sample PID TID IP [ev=N] [time=T] [cpu=C] [period=P] [addr=A] [id=N] [kernel]
  *          [hw_idx=N] [br FROM/TO[/M|/P][/CYCLES][/TYPE]...] [cc ADDR...]
  *       br entries are newest first, as the kernel writes them; TYPE is a
- *       PERF_BR_* number. cc is a call chain (PERF_CONTEXT_* values allowed);
+ *       PERF_BR_* number. cc is a call chain (PERF_CONTEXT_* values allowed;
+ *       FIRST..LAST stands for every address from FIRST to LAST, one apart);
  *       'kernel' marks the sample's cpumode kernel instead of user. period
  *       defaults to 1, id to the event's.
  *   round                                       a FINISHED_ROUND record
@@ -196,6 +197,27 @@ static void parse_branch(char *item, struct pd_branch *b)
 	b->flags = pd_br_make_flags(mis, pred, cyc, type);
 }
 
+/* A call-chain item: one address, or a FIRST..LAST run of them. */
+static void add_frames(uint64_t *cc, uint64_t *nr, char *item)
+{
+	char *dots = strstr(item, "..");
+	uint64_t first, last;
+
+	if (!dots) {
+		if (*nr == MAX_ITEMS)
+			die("more than %d call-chain entries", MAX_ITEMS);
+		cc[(*nr)++] = num(item);
+		return;
+	}
+	*dots = 0;
+	first = num(item);
+	last = num(dots + 2);
+	if (last < first || last - first >= MAX_ITEMS - *nr)
+		die("call-chain run %s..%s: more than %d entries or backwards", item, dots + 2, MAX_ITEMS);
+	while (first <= last)
+		cc[(*nr)++] = first++;
+}
+
 static void parse_sample(struct pd_writer *w, char **tok, size_t nt, size_t nr_evs, const uint64_t *ids)
 {
 	static struct pd_branch br[MAX_ITEMS];
@@ -221,7 +243,7 @@ static void parse_sample(struct pd_writer *w, char **tok, size_t nt, size_t nr_e
 		else if (mode == 1)
 			parse_branch(tok[i], &br[s.branch_nr++]);
 		else if (mode == 2)
-			cc[s.callchain_nr++] = num(tok[i]);
+			add_frames(cc, &s.callchain_nr, tok[i]);
 		else if (str_starts_with(tok[i], "ev="))
 			ev = num(tok[i] + 3);
 		else if (str_starts_with(tok[i], "time="))

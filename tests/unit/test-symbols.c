@@ -71,6 +71,12 @@ static void map_like_loader(struct symtab *st, uint32_t pid, const char *path, c
 	dso_free(d);
 }
 
+/* Where perf report looks for a branch address: user maps, then the kernel's. */
+static void symtab_resolve(struct symtab *st, uint32_t pid, uint64_t addr, struct addr_loc *loc)
+{
+	symtab_lookup(st, pid, PERF_RECORD_MISC_USER, addr, SYM_AT_ANY, loc);
+}
+
 static char *path_in(const char *name)
 {
 	return xasprintf("%s/%s", tmp, name);
@@ -138,21 +144,36 @@ int main(void)
 	CHECK_U64(loc.sym_off, 5, "PIE: offset in symbol");
 	CHECK_U64(loc.file_addr, hot + 5, "PIE: file address");
 	CHECK_INT(loc.level, '.', "PIE: user level");
-	sym_format(&loc, true, buf, sizeof(buf));
-	CHECK_STR(buf, "hot_loop+0x5", "perf script sym+off format");
+	CHECK_STR(sym_name(loc.dso, loc.sym, true), "hot_loop", "a C name is shown as it is");
+	CHECK(loc.map_start <= 0x555555554000ULL + hot && loc.map_end > 0x555555554000ULL + hot,
+	      "the map holding the address is given");
 	symtab_resolve(st, 42, 0x7f1234560000ULL + libwork + 2, &loc);
 	CHECK_STR(loc.sym ? loc.sym->name : NULL, "report_lib_work", "shared library: resolves");
 	CHECK_STR(loc.dso ? loc.dso->short_name : NULL, "libreport.so", "shared library: dso short name");
 	symtab_resolve(st, 42, 0x1000, &loc);
 	CHECK(loc.sym == NULL && loc.dso == NULL && loc.level == 'H', "unmapped address: no dso, level H");
 	CHECK_STR(sym_dso_name(&loc), "[unknown]", "unmapped address: dso name [unknown]");
-	/* fork copies the maps; exec empties them */
+	/* the sample's cpumode decides where perf looks */
+	symtab_lookup(st, 42, PERF_RECORD_MISC_USER, 0x1000, SYM_AT_CPUMODE, &loc);
+	CHECK(loc.dso == NULL && loc.level == '.', "user mode, unmapped: level . as perf's thread__find_map()");
+	symtab_lookup(st, 42, PERF_RECORD_MISC_KERNEL, 0x555555554000ULL + hot, SYM_AT_CPUMODE, &loc);
+	CHECK(loc.dso == NULL && loc.level == 'k', "kernel mode: a user address is not in the kernel's maps");
+	symtab_lookup(st, 42, PERF_RECORD_MISC_KERNEL, 0x555555554000ULL + hot, SYM_AT_FALLBACK, &loc);
+	CHECK_STR(loc.sym ? loc.sym->name : NULL, "hot_loop", "with fallback: then in the address's own mode");
+	/* fork copies the maps */
 	symtab_fork(st, 43, 42);
 	symtab_resolve(st, 43, 0x555555554000ULL + hot, &loc);
 	CHECK_STR(loc.sym ? loc.sym->name : NULL, "hot_loop", "fork: child sees parent's maps");
-	symtab_exec(st, 43);
-	symtab_resolve(st, 43, 0x555555554000ULL + hot, &loc);
-	CHECK(loc.dso == NULL, "exec: child's old maps are gone");
+	/* the next input has its own processes; the DSO read stays */
+	{
+		struct dso *before = loc.dso;
+		symtab_next_input(st);
+		symtab_resolve(st, 42, 0x555555554000ULL + hot, &loc);
+		CHECK(loc.dso == NULL, "next input: the last input's maps are gone");
+		map_like_loader(st, 42, pie, pie, 0x555555554000ULL);
+		symtab_resolve(st, 42, 0x555555554000ULL + hot, &loc);
+		CHECK(loc.dso == before, "next input: the same file is the same DSO");
+	}
 	symtab_free(st);
 
 	/* non-PIE at its own addresses */

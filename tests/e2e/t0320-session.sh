@@ -1,0 +1,96 @@
+#!/bin/sh
+# The session layer under script and report, against perf on the same files:
+# call chains cut at --max-stack (perf's default: kernel.perf_event_max_stack)
+# on a 254-entry chain written by ocrec's writer; C++ names demangled in
+# report as in script and perf report, and --no-demangle; one filter shown in
+# two views, both of the same whole (--percentage absolute, perf's default, or
+# relative); several -i inputs adding up.
+. "$(dirname "$0")/../lib.sh"
+need_cmd perf
+SYNTH=$BUILD/tests/helpers/pd-synth
+[ -x "$SYNTH" ] || { fail "pd-synth" "$SYNTH is not built"; exit 0; }
+cd "$TMP" || exit 1
+rows() { grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/  +/|/g'; }
+
+# --- a 254-entry call chain ---------------------------------------------------
+# (the program's file is not there: its frames are "[unknown] (path)" in both)
+{
+	echo "event cpu-clock fields=ip,tid,time,period,callchain type=software config=0"
+	echo "comm 42 42 prog"
+	echo "mmap2 42 0x400000 0x100000 0 /nonexistent/ocrec-t0320/prog"
+	echo "sample 42 42 0x401000 time=1000 cc 0xfffffffffffffe00 0x401000..0x4010fd"
+	echo "sample 42 42 0x401000 time=2000 cc 0xfffffffffffffe00 0x401000..0x401009"
+} >chain.spec
+if ! "$SYNTH" -o chain.data chain.spec 2>err; then
+	fail "pd-synth writes a 254-entry call chain" "$(cat err)"
+else
+	for args in "" "-F ip,sym" "--max-stack 3" "--max-stack 0" "--max-stack 300 -F ip"; do
+		perf script -i chain.data $args >perf.out 2>/dev/null
+		"$OCREC" script -i chain.data $args >ocrec.out 2>err
+		check_files_eq "254-entry call chain: script ${args:-(default)} equals perf script ($(wc -l <perf.out) lines)" \
+			perf.out ocrec.out
+	done
+	max=$(cat /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo 127)
+	[ "$max" -gt 254 ] && max=254
+	check_eq "the default cut is kernel.perf_event_max_stack ($max frames)" "$max" \
+		"$("$OCREC" script -i chain.data | sed -n '2,/^$/p' | grep -c '^	')"
+	"$OCREC" script -i chain.data --max-stack x >/dev/null 2>err
+	check_eq "--max-stack x: exit 2" 2 $?
+	check_match "--max-stack x: one line naming the option" "^ocrec: script: --max-stack x: " "$(cat err)"
+fi
+
+# --- C++ names ----------------------------------------------------------------
+if ! command -v c++ >/dev/null 2>&1; then
+	skip "C++ names" "no C++ compiler"
+elif ! c++ -O2 -g -o cxx "$ROOT/tests/progs/script-cxx.cc" ||
+     ! "$OCREC" record -q -e cpu-clock -c 100000 -o cxx.data ./cxx 1000000 >/dev/null 2>err; then
+	fail "record a C++ program" "$(cat err)"
+else
+	# rows under 2% are start-up samples: perf report orders a loaded machine's
+	# records by time, ocrec report takes them in file order, and a sample in
+	# ld.so's work can come before the MMAP2 record of the library it ran in
+	big() { awk -F'|' '{ v = $2; sub(/%/, "", v); if (v + 0 >= 2) print }'; }
+	"$OCREC" report -i cxx.data --stdio --sort symbol | rows | big | sort >ours
+	perf report -i cxx.data --stdio --sort symbol 2>/dev/null | rows | sed -E 's/\|-\|-$//' | big | sort >perfs
+	check_files_eq "C++: report --sort symbol equals perf report (rows >= 2%)" perfs ours
+	check_match "C++: report prints a method demangled" '\[\.\] ns::Words::count$' "$(cat ours)"
+	"$OCREC" report -i cxx.data --stdio --sort symbol --json >cxx.json
+	check_match "C++: --json names demangled" '"name": "ns::Words::count"' "$(cat cxx.json)"
+	"$OCREC" report -i cxx.data --stdio --sort symbol --no-demangle | rows >mangled
+	check_match "C++: report --no-demangle keeps the symbol table's name" '\[\.\] _ZNK2ns5Words5countEv$' \
+		"$(cat mangled)"
+	perf script -i cxx.data --no-demangle -F ip,sym >perf.out 2>/dev/null
+	"$OCREC" script -i cxx.data --no-demangle -F ip,sym >ocrec.out
+	check_files_eq "C++: script --no-demangle equals perf script --no-demangle" perf.out ocrec.out
+fi
+
+# --- one filter in two views --------------------------------------------------
+{
+	echo "comm 1 1 alpha"
+	echo "comm 2 2 beta"
+	for i in 1 2 3; do echo "sample 1 1 0x401000 br 0x401010/0x401020"; done
+	echo "sample 2 2 0x402000 br 0x402010/0x402020"
+} >comms.spec
+"$SYNTH" -o comms.data comms.spec
+for pct in "" "--percentage absolute" "--percentage relative"; do
+	want=75.00%
+	[ "$pct" = "--percentage relative" ] && want=100.00%
+	perf report -i comms.data --stdio --sort comm --comm alpha $pct 2>/dev/null | rows >perf.rows
+	"$OCREC" report -i comms.data --stdio --sort comm --comm alpha $pct | rows >ocrec.rows
+	check_eq "--comm alpha ${pct:-(default)}: histogram as perf's" "$(cat perf.rows)" "$(cat ocrec.rows)"
+	check_eq "--comm alpha ${pct:-(default)}: histogram $want" "|$want|alpha" "$(cat ocrec.rows)"
+	"$OCREC" report -i comms.data --stdio --branch-history --comm alpha $pct >bh.out
+	check_match "--comm alpha ${pct:-(default)}: branch history's root $want, as the histogram" \
+		"^ +$want  \[[.H]\] 0x401000" "$(grep -m1 -E '^ +[0-9.]+%' bh.out)"
+done
+"$OCREC" report -i comms.data --stdio --percentage most >/dev/null 2>err
+check_eq "--percentage most: exit 2" 2 $?
+
+# --- several inputs -----------------------------------------------------------
+"$OCREC" report -i comms.data -i comms.data --stdio --sort comm >two.out
+check_match "two inputs: every branch entry of both counted" "^# Samples: 8  of event 'cycles:u'" "$(cat two.out)"
+check_eq "two inputs: the same shares" "|75.00%|alpha
+|25.00%|beta" "$("$OCREC" report -i comms.data -i comms.data --stdio --sort comm | rows)"
+"$OCREC" report -i comms.data -i missing.data --stdio >/dev/null 2>err
+check_eq "a missing second input: exit 2" 2 $?
+check_match "a missing second input: named" "missing.data" "$(cat err)"
