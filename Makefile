@@ -5,6 +5,7 @@
 #   make deps            install the Debian packages ocrec needs (root)
 #   make fuzz            build the libFuzzer target for the perf.data reader
 #   make demo            record and report the bundled demo program (contrib/demo)
+#   make bench           run the benchmarks: ocrec against perf, ocperf.py, llvm-profgen
 #   make install         PREFIX=/usr/local DESTDIR=
 
 VERSION  := 0.1.0
@@ -95,6 +96,16 @@ fuzz: test-bins
 	    $(wildcard src/perfdata/*.c) $(wildcard src/script/*.c) $(wildcard src/session/*.c) \
 	    $(wildcard src/symbols/*.c) \
 	    src/dlib/dlib.c $(wildcard src/util/*.c) $(LDLIBS)
+
+# Each benchmark runs ocrec and its peer on the same input and prints both and the
+# ratio (hyperfine, perf, llvm-14 from make deps). bench/autofdo-gawk.sh builds gawk
+# from Debian's sources (root, network, an hour): run it by hand.
+BENCHES := events script report autofdo record sampler
+bench: test-bins
+	@for b in $(BENCHES); do \
+		echo "== bench/$$b.sh"; \
+		BUILD=$(BUILD) OCREC=$(abspath $(BUILD))/ocrec sh bench/$$b.sh || exit 1; \
+	done
 
 # The README's first command: record the bundled demo program with branch stacks (LBR,
 # or the software branch sampler where there is none) and show ocrec's views of it.

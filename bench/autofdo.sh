@@ -1,24 +1,23 @@
 #!/bin/sh
 # bench/autofdo.sh — `ocrec autofdo` against llvm-profgen 14 on the same large
-# input: the Westmere LBR trace of ../shared/data/lbr/autofdo-test_lbr repeated
+# input: the Westmere LBR trace of tests/data/lbr/autofdo-test_lbr repeated
 # N times (default 20: ~185k branch stacks), LLVM text profile from both.
 # Prints both times and the ratio. Goal (issue 8): ocrec >= 5x faster.
-# usage: sh bench/autofdo.sh [BUILD-DIR] [N]     (needs hyperfine, llvm-14, ../shared)
+# usage: sh bench/autofdo.sh [BUILD-DIR] [N]     (needs hyperfine, llvm-14)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
 N=${2:-20}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OCREC=${OCREC:-$BUILD/ocrec}
 PROFGEN=/usr/lib/llvm-14/bin/llvm-profgen
-SHARED=${OCREC_SHARED:-$ROOT/../shared}
-DATA=$SHARED/data/lbr/autofdo-test_lbr
+DATA=$ROOT/tests/data/lbr/autofdo-test_lbr
 for c in hyperfine python3 "$PROFGEN"; do
 	command -v "$c" >/dev/null 2>&1 || { echo "bench/autofdo.sh: $c is not installed" >&2; exit 2; }
 done
 [ -x "$OCREC" ] || { echo "bench/autofdo.sh: no $OCREC (make BUILD=...)" >&2; exit 2; }
 [ -d "$DATA" ] || { echo "bench/autofdo.sh: $DATA is absent" >&2; exit 2; }
 
-TMP=$(mktemp -d /tmp/ocrec-bench.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 zcat "$DATA/script-brstack.txt.gz" >"$TMP/one.script"
 i=0

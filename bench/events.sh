@@ -2,7 +2,7 @@
 # bench/events.sh — cold-process time of `ocrec resolve NAME` and `ocrec list-events`,
 # with `perf list` alongside, and the ratios. Goals (issue 3): resolve <= 4 ms, list <= 10 ms.
 # usage: sh bench/events.sh [BUILD-DIR]     (hyperfine and perf must be installed)
-# The table is Skylake-X from ../shared/data/perfmon when present, else the test fixture.
+# The table is Intel's for Skylake-X, from tests/data/perfmon.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
@@ -12,15 +12,10 @@ for c in hyperfine python3; do
 done
 [ -x "$OCREC" ] || { echo "bench/events.sh: no $OCREC (make BUILD=...)" >&2; exit 2; }
 
-TMP=$(mktemp -d /tmp/ocrec-bench.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 export XDG_CACHE_HOME=$TMP/cache
-SHARED=${OCREC_SHARED:-$ROOT/../shared}
-if [ -d "$SHARED/data/perfmon" ]; then
-	EVENTS=$SHARED/data/perfmon CPU=GenuineIntel-6-55-4
-else
-	EVENTS=$ROOT/tests/fixtures/events/perfmon CPU=GenuineIntel-6-5E-3
-fi
+EVENTS=$ROOT/tests/data/perfmon CPU=GenuineIntel-6-55-4
 # the table goes into the cache the way `ocrec download` puts it there
 "$OCREC" download --quiet --cpu "$CPU" --url "file://$EVENTS" || exit 1
 

@@ -12,7 +12,7 @@ for c in perf hyperfine python3 cc; do
 	command -v $c >/dev/null 2>&1 || { echo "bench/record.sh: $c is not installed (make deps)" >&2; exit 2; }
 done
 [ -x "$OCREC" ] || { echo "bench/record.sh: $OCREC not built (make)" >&2; exit 2; }
-TMP=$(mktemp -d /tmp/ocrec-bench-record.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-bench-record.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 export HOME="$TMP/home"     # both tools fill a build-id cache: keep it out of the real one
 mkdir -p "$HOME"

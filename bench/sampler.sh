@@ -24,7 +24,7 @@ else
 	echo "bench/sampler.sh: neither $OCREC with --branch-sampler nor $BUILD/tests/helpers/sampler-record is built" >&2
 	exit 2
 fi
-TMP=$(mktemp -d /tmp/ocrec-bench-sampler.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-bench-sampler.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 export HOME="$TMP/home"
 mkdir -p "$HOME"

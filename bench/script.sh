@@ -1,21 +1,22 @@
 #!/bin/sh
 # bench/script.sh — `ocrec script -F ip,brstack` against `perf script -F ip,brstack`
 # on the same large branch-stack file (a real Skylake LBR recording from
-# ../shared repeated to about 1M samples), printing both times and the ratio.
+# tests/data repeated to about 1M samples), printing both times and the ratio.
 # Goal (issue 4): ocrec at least 10x faster. Both outputs must be identical.
 # usage: sh bench/script.sh [BUILD-DIR] [COPIES]
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
+BUILD=${1:-${BUILD:-build}}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OCREC=$BUILD/ocrec
 COPIES=${2:-270}
-SRC=${OCREC_SHARED:-$ROOT/../shared}/data/lbr/autofdo-propeller_sample_1/propeller_sample_1.perfdata1
+SRC_GZ=$ROOT/tests/data/lbr/autofdo-propeller_sample_1/propeller_sample_1.perfdata1.gz
 for c in perf python3; do
 	command -v $c >/dev/null 2>&1 || { echo "bench/script.sh: $c is not installed" >&2; exit 2; }
 done
-[ -f "$SRC" ] || { echo "bench/script.sh: needs ../shared ($SRC)" >&2; exit 2; }
-TMP=$(mktemp -d /tmp/ocrec-bench.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
+SRC=$TMP/src.data
+gzip -dc "$SRC_GZ" >"$SRC" || exit 2
 python3 "$ROOT/bench/make-big-perfdata.py" "$SRC" "$TMP/big.data" "$COPIES" || exit 2
 echo "input: $(du -h "$TMP/big.data" | cut -f1), $((3740 * COPIES)) samples with 32-entry branch stacks"
 

@@ -104,4 +104,4 @@ for set in $(data_sets lbr); do
 		done
 	fi
 done
-extra_sets "autofdo-propeller_sample_1 (tests/data/lbr/README.md)"
+extra_sets "autofdo-propeller_sample_1/derived-pipe (tests/data/lbr/README.md)"

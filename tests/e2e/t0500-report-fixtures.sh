@@ -54,4 +54,4 @@ for set in $(data_sets lbr); do
 	fi
 done
 [ "$found" -gt 0 ] || fail "fixtures" "no fixture with a perf oracle found under tests/data/lbr"
-extra_sets "autofdo-propeller_sample_1 (tests/data/lbr/README.md)"
+extra_sets "autofdo-propeller_sample_1/derived-pipe (tests/data/lbr/README.md)"
