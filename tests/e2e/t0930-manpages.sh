@@ -34,6 +34,19 @@ check_options() {
 	else pass "$1 ($(echo $opts | wc -w) options)"; fi
 }
 
+# every environment variable ocrec reads is in a page's ENVIRONMENT section
+vars=$(grep -rhoE 'getenv\("[A-Z_]+"\)' "$ROOT/src" | sed 's/getenv("\(.*\)")/\1/' | sort -u |
+	grep -vxE 'HOME|PAGER')
+check_match "the variables ocrec reads were found" "^OCREC_" "$vars"
+missing=
+for v in $vars; do
+	for page in "$DOCS"/*.1; do
+		sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$page" | grep -qx "\.B $v" && continue 2
+	done
+	missing="$missing $v"
+done
+check_eq "every environment variable ocrec reads is documented" "" "$missing"
+
 commands=$(sed -n 's/^	{ "\([a-z-]*\)", *cmd_.*/\1/p' "$ROOT/src/cli/ocrec.c")
 check_match "the command table was read" "record" "$commands"
 
