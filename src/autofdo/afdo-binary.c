@@ -2,7 +2,6 @@
  * sections, instruction boundaries (capstone, decoded lazily per symbol-delimited
  * chunk, as llvm-profgen disassembles per symbol), and runtime address mapping. */
 #include <capstone/capstone.h>
-#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -15,6 +14,8 @@
 #include <unistd.h>
 
 #include "autofdo/afdo-internal.h"
+#include "perfdata/perfdata.h"
+#include "symbols/symbols.h"
 #include "util/util.h"
 
 /* qsort, which must not see a NULL base even for zero items */
@@ -48,7 +49,7 @@ struct afdo_binary {
 	const uint8_t *map;
 	size_t map_len;
 	Elf *elf;
-	uint8_t build_id[64];
+	uint8_t build_id[20];
 	size_t build_id_len;
 	struct load_segment *segs;
 	size_t nr_segs;
@@ -94,16 +95,10 @@ static int read_elf(struct afdo_binary *b)
 	Elf_Scn *scn = NULL;
 	uint64_t *bounds = NULL;
 	size_t nr_bounds = 0, cap_bounds = 0;
-	const void *bid;
-	ssize_t bid_len;
 
 	if (!gelf_getehdr(b->elf, &eh) || eh.e_machine != EM_X86_64)
 		return oc_err("%s: not an x86-64 ELF file", b->path);
-	bid_len = dwelf_elf_gnu_build_id(b->elf, &bid);
-	if (bid_len > 0 && (size_t)bid_len <= sizeof(b->build_id)) {
-		memcpy(b->build_id, bid, (size_t)bid_len);
-		b->build_id_len = (size_t)bid_len;
-	}
+	b->build_id_len = sym_elf_build_id(b->elf, b->build_id);
 	if (elf_getphdrnum(b->elf, &n) != 0)
 		n = 0;
 	b->segs = xcalloc(n + 1, sizeof(*b->segs));
@@ -243,17 +238,7 @@ void afdo_binary_close(struct afdo_binary *b)
 
 bool afdo_build_id_matches(const struct afdo_binary *b, const uint8_t *id, size_t size)
 {
-	size_t i;
-
-	if (!b->build_id_len || size < b->build_id_len)
-		return false;
-	if (memcmp(id, b->build_id, b->build_id_len) != 0)
-		return false;
-	/* a short id (8-byte xxHash) is padded with zeros to 20 bytes */
-	for (i = b->build_id_len; i < size; i++)
-		if (id[i])
-			return false;
-	return true;
+	return b->build_id_len && pd_build_id_equal(id, size, b->build_id, b->build_id_len);
 }
 
 static const char *base_name(const char *p)

@@ -4,8 +4,6 @@
  * DIR/<abs path>/<hex>/elf and DIR/.build-id/<2 hex>/<rest> -> ../../<abs path>/<hex>). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +11,8 @@
 #include <unistd.h>
 
 #include "record/record-internal.h"
+#include "symbols/symbols.h"
 #include "util/util.h"
-
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
 
 struct vma {
 	uint64_t start, end;
@@ -233,75 +228,6 @@ bool dso_tracker_was_sampled(const struct dso_tracker *t, const char *path)
 	return i != HMAP_NONE && *dso_hit(t, i);
 }
 
-/* Walk raw notes (4-byte aligned Elf_Nhdr, name, desc) for NT_GNU_BUILD_ID. */
-static int find_gnu_build_id(const unsigned char *p, size_t n, uint8_t id[20])
-{
-	size_t off = 0;
-
-	while (off + 12 <= n) {
-		uint32_t namesz, descsz, type;
-		size_t name_off, desc_off;
-
-		memcpy(&namesz, p + off, 4);
-		memcpy(&descsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		name_off = off + 12;
-		desc_off = name_off + ((namesz + 3) & ~3u);
-		if (desc_off > n || descsz > n - desc_off)
-			return 0;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name_off, "GNU", 4) == 0 &&
-		    descsz > 0) {
-			size_t sz = descsz > 20 ? 20 : descsz;
-
-			memcpy(id, p + desc_off, sz);
-			return (int)sz;
-		}
-		off = desc_off + ((descsz + 3) & ~3u);
-	}
-	return 0;
-}
-
-int read_build_id(const char *path, uint8_t id[20])
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), size = 0;
-	Elf *e;
-	size_t nph, i;
-
-	if (fd < 0)
-		return 0;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &nph) == 0) {
-		for (i = 0; i < nph && !size; i++) {
-			GElf_Phdr ph;
-			Elf_Data *d;
-
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
-			if (d && d->d_buf)
-				size = find_gnu_build_id(d->d_buf, d->d_size, id);
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return size;
-}
-
-int read_kernel_build_id(const char *notes_path, uint8_t id[20])
-{
-	size_t n;
-	char *buf = read_file(notes_path, &n);
-	int size;
-
-	if (!buf)
-		return 0;
-	size = find_gnu_build_id((const unsigned char *)buf, n, id);
-	free(buf);
-	return size;
-}
-
 static void hex_id(const uint8_t *id, int size, char *out)
 {
 	int i;
@@ -362,7 +288,7 @@ void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, con
 	for (i = 0; i < hmap_count(&t->dsos); i++) {
 		if (!*dso_hit(t, i))
 			continue;
-		size = read_build_id(dso_path(t, i), id);
+		size = (int)sym_file_build_id(dso_path(t, i), id);
 		if (!size)
 			continue;
 		pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, (uint8_t)size, dso_path(t, i));
@@ -370,7 +296,7 @@ void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, con
 			oc_warn("%s", oc_errmsg());
 	}
 	if (t->kernel_hit) {
-		size = read_kernel_build_id("/sys/kernel/notes", id);
+		size = (int)sym_running_kernel_build_id(id);
 		if (size)
 			pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, (uint8_t)size, "[kernel.kallsyms]");
 	}

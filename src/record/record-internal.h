@@ -44,10 +44,6 @@ bool dso_tracker_was_sampled(const struct dso_tracker *t, const char *path);
  * ~/.debug layout). Problems with the cache are warnings. */
 void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, const char *cache_dir);
 
-/* Read the GNU build-id note of an ELF file (or of /sys/kernel/notes). Returns its
- * size (1..20), or 0 when it has none / cannot be read. */
-int read_build_id(const char *path, uint8_t id[20]);
-int read_kernel_build_id(const char *notes_path, uint8_t id[20]);
 /* Add path (with build-id id) to the build-id cache under cache_dir (~/.debug):
  * cache_dir/<abs path>/<hex>/elf and the link cache_dir/.build-id/xx/<rest>. */
 int build_id_cache_add(const char *cache_dir, const char *path, const uint8_t *id, int size);

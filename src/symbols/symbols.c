@@ -21,10 +21,6 @@
 #include "symbols/symbols.h"
 #include "util/util.h"
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
-
 struct map {
 	uint64_t start, end, pgoff;
 	struct dso *dso;
@@ -301,48 +297,6 @@ static void read_plt(struct sym_build *b, Elf *elf)
 	}
 }
 
-static size_t read_build_id(Elf *elf, uint8_t id[20])
-{
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0) {
-				size_t sz = nh.n_descsz > 20 ? 20 : nh.n_descsz;
-				memcpy(id, (char *)data->d_buf + desc_off, sz);
-				return sz;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The build-id in an ELF file; its size, 0 when none or unreadable. */
-static size_t file_build_id(const char *path, uint8_t id[20])
-{
-	size_t n = 0;
-	Elf *elf;
-	int fd;
-
-	elf_version(EV_CURRENT);
-	if (is_dir(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		n = read_build_id(elf, id);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return n;
-}
-
 /* Read loads, symbols and the build-id of path into dso. -1 + oc_err when unreadable. */
 static int load_elf(struct dso *dso, const char *path, uint8_t *file_id, size_t *file_id_size)
 {
@@ -382,7 +336,7 @@ static int load_elf(struct dso *dso, const char *path, uint8_t *file_id, size_t 
 			}
 		}
 	}
-	*file_id_size = read_build_id(elf, file_id);
+	*file_id_size = sym_elf_build_id(elf, file_id);
 
 	scn = find_section_type(elf, SHT_SYMTAB, &shdr);
 	if (scn)
@@ -711,7 +665,7 @@ static void dso_load(struct symtab *st, struct dso *d)
 		/* like perf's dso__load(): the file's own build-id finds its debug file */
 		const char *symfs = st->opts.symfs && *st->opts.symfs ? st->opts.symfs : "";
 		char *path = xasprintf("%s%s", symfs, d->name);
-		d->build_id_size = (uint8_t)file_build_id(path, d->build_id);
+		d->build_id_size = (uint8_t)sym_file_build_id(path, d->build_id);
 		free(path);
 	}
 	cand = dso_candidates(st, d, &n);
@@ -1028,35 +982,6 @@ static uint64_t offset_to_vaddr(const struct dso *d, uint64_t off)
 }
 
 /* --- kernel symbols ---------------------------------------------------- */
-
-int sym_running_kernel_build_id(uint8_t id[20])
-{
-	size_t len, off = 0;
-	char *buf = read_file("/sys/kernel/notes", &len);
-	int ret = 0;
-	if (!buf) {
-		oc_err_clear();
-		return 0;
-	}
-	while (off + 12 <= len) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		off += 12;
-		size_t name_at = off, desc_at = off + ((namesz + 3) & ~3u);
-		if (desc_at + descsz > len)
-			break;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(buf + name_at, "GNU", 4) == 0) {
-			ret = descsz > 20 ? 20 : (int)descsz;
-			memcpy(id, buf + desc_at, (size_t)ret);
-			break;
-		}
-		off = desc_at + ((descsz + 3) & ~3u);
-	}
-	free(buf);
-	return ret;
-}
 
 static void load_kallsyms(struct symtab *st, struct dso *d, const char *path)
 {

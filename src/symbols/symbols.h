@@ -7,6 +7,7 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symbols/debuginfo.h"
@@ -118,7 +119,12 @@ const char *sym_dso_name(const struct addr_loc *loc);
  * addresses 1:1, and names an executable one after its JIT symbol file
  * /tmp/perf-PID.map, which symtab reads ("START SIZE NAME" lines). */
 bool sym_is_anon_map(const char *filename);
-/* Build-id of the running kernel from /sys/kernel/notes; its size, 0 when unknown. */
-int sym_running_kernel_build_id(uint8_t id[20]);
+/* GNU build-ids (at most 20 bytes, as perf keeps them); their size, 0 when
+ * there is none or the file cannot be read. */
+struct Elf;
+size_t sym_elf_build_id(struct Elf *elf, uint8_t id[20]);
+size_t sym_file_build_id(const char *path, uint8_t id[20]);
+/* The running kernel's, from /sys/kernel/notes. */
+size_t sym_running_kernel_build_id(uint8_t id[20]);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "tap.h"
 #include "record/record-internal.h"
+#include "symbols/symbols.h"
 #include "util/util.h"
 
 static unsigned char rec[512];
@@ -169,7 +170,7 @@ static void test_build_ids(void)
 		return;
 	}
 	self[n] = 0;
-	size = read_build_id(self, id);
+	size = sym_file_build_id(self, id);
 	if (size == 0) {
 		SKIP("build-ids", "this test binary has no GNU build-id (linked without --build-id)");
 		return;
@@ -178,7 +179,7 @@ static void test_build_ids(void)
 	{
 		uint8_t other[20];
 
-		CHECK_INT(read_build_id("/proc/self/status", other), 0, "a non-ELF file has none");
+		CHECK_INT(sym_file_build_id("/proc/self/status", other), 0, "a non-ELF file has none");
 	}
 	for (i = 0; i < size; i++)
 		sprintf(hex + 2 * i, "%02x", id[i]);
