@@ -5,7 +5,8 @@
 #
 # Nothing here is a copy of ocrec's option lists: commands come from `ocrec help`,
 # a command's options from `ocrec CMD --help`, and event names from `ocrec list-events`
-# (which reads the download cache, $XDG_CACHE_HOME/ocrec/events, through its index),
+# (which reads the download caches, $XDG_CACHE_HOME/ocrec/events for Intel's perfmon
+# tables and $XDG_CACHE_HOME/ocrec/linux/x86 for the kernel's, through its index),
 # all asked at completion time, so the completion follows the binary it completes.
 
 # The ocrec being completed: the word the user typed, else ocrec on PATH.
@@ -109,6 +110,8 @@ _ocrec_complete_value()
 		mapfile -t COMPREPLY < <(compgen -W $'llvm\nllvm-ext\ngcc' -- "$cur"); return 0 ;;
 	--branch-sampler)
 		mapfile -t COMPREPLY < <(compgen -W $'auto\nhardware\nsoftware' -- "$cur"); return 0 ;;
+	--from)
+		mapfile -t COMPREPLY < <(compgen -W $'perfmon\nlinux' -- "$cur"); return 0 ;;
 	-j|--branch-filter)
 		local f w=${cur##*,} h=''
 		[[ $cur == *,* ]] && h=${cur%,*},

@@ -109,6 +109,26 @@ need_cmd() {
 		fi
 	done
 }
+# events_server ROOT: serve ROOT on 127.0.0.1 until the script ends
+# (tests/fixtures/events/perfmon-server.py: ETag and 304, GitHub's contents API, the
+# faults listed in $TMP/faults, each request logged in $TMP/log); sets URL. A server
+# that does not start fails the script.
+events_server() {
+	python3 "$ROOT/tests/fixtures/events/perfmon-server.py" "$1" "$TMP/port" "$TMP/log" "$TMP/faults" &
+	_server=$!
+	trap 'kill $_server 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
+	_i=0
+	while [ ! -s "$TMP/port" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	if [ ! -s "$TMP/port" ]; then
+		fail "server" "the test HTTP server did not start"
+		exit 1
+	fi
+	URL=http://127.0.0.1:$(cat "$TMP/port")
+}
+# tree_sum DIR: one checksum of every file below DIR (to see that a cache did not change).
+tree_sum() {
+	find "$1" -type f | sort | xargs cat | cksum
+}
 # cc_prog NAME SRC-FILE [FLAGS]: compile a test program into $TMP/NAME.
 cc_prog() {
 	_name=$1 _src=$2; shift 2

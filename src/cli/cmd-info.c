@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "cpu/cpu.h"
+#include "events/events.h"
 #include "sampler/swtrace.h"
 
 static const char usage[] =
@@ -13,7 +14,9 @@ static const char usage[] =
 	"Show the CPU (vendor, family, model, stepping, perfmon CPU string, microarchitecture,\n"
 	"hybrid core types), its branch record hardware (LBR kind and depth, and where that was\n"
 	"learnt), and what the kernel offers: PMUs, branch-stack support, perf_event_paranoid,\n"
-	"and whether 'ocrec record -b' will use hardware branch records or the software sampler.\n"
+	"and whether 'ocrec record -b' will use hardware branch records or the software sampler;\n"
+	"then the event tables: which source 'ocrec download' fetches for the CPU (Intel's\n"
+	"perfmon or the Linux kernel's pmu-events) and which table serves its event names.\n"
 	"\n"
 	"  --json            print one JSON object\n"
 	"  --cpu STRING      describe this CPU instead, e.g. GenuineIntel-6-55-4\n"
@@ -51,8 +54,68 @@ static enum swb_bp sampler_breakpoints(const char *root)
 	return strcmp(root, "/sys") == 0 ? swb_breakpoints() : SWB_BP_AUTO;
 }
 
+/* Which event tables serve the CPU's names: the download source for it, and the
+ * tables found (their origin and where), or why there are none. */
+struct events_info {
+	enum ev_source download;
+	const char *origin;          /* ev_table_origin(), NULL: none */
+	char *table;                 /* ev_table_source(), or the reason there is none */
+};
+
+static void events_info_get(const struct cpu_desc *c, const char *root, struct events_info *ei)
+{
+	struct ev_options eo = { c, NULL, root, false };
+	struct ev_context *ctx = ev_open(&eo);
+	const char *table;
+
+	if (g_opts.cpuid)
+		ev_set_cpuid_path(ctx, g_opts.cpuid);
+	oc_err_clear();
+	ei->download = ev_default_source(c);
+	ei->origin = ev_table_origin(ctx);
+	table = ev_table_source(ctx);
+	ei->table = xstrdup(table ? table : *oc_errmsg() ? oc_errmsg() : ev_no_table_hint(ctx));
+	ev_close(ctx);
+}
+
+static const char *origin_text(const char *origin)
+{
+	static const char *const texts[][2] = {
+		{ "perfmon", "Intel's perfmon tables, downloaded" },
+		{ "linux", "the Linux kernel's pmu-events, downloaded" },
+		{ "events", "--events PATH or $OCREC_EVENTS" },
+		{ "built-in", "ocrec's built-in architectural events" },
+	};
+	size_t i;
+
+	for (i = 0; origin && i < ARRAY_SIZE(texts); i++)
+		if (!strcmp(origin, texts[i][0]))
+			return texts[i][1];
+	return "none";
+}
+
+static void print_events_text(const struct events_info *ei)
+{
+	printf("Events\n");
+	printf("  download source:     %s (%s)\n", ev_source_name(ei->download),
+	       ei->download == EV_SOURCE_LINUX ? "the Linux kernel's pmu-events" : "Intel's perfmon repository");
+	printf("  tables:              %s%s%s\n", ei->origin ? ei->origin : "none", ei->origin ? ", " : "",
+	       ei->origin ? origin_text(ei->origin) : "");
+	printf("  %-21s%s\n", ei->origin ? "from:" : "why:", ei->table);
+}
+
+static json_t *events_json(const struct events_info *ei)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "download_source", json_string(ev_source_name(ei->download)));
+	json_object_set_new(o, "tables", ei->origin ? json_string(ei->origin) : json_null());
+	json_object_set_new(o, ei->origin ? "from" : "why", json_string(ei->table));
+	return o;
+}
+
 static void print_text(const struct cpu_desc *c, const struct cpu_source *src,
-		       const struct kernel_pmu *k, const char *root)
+		       const struct kernel_pmu *k, const char *root, const struct events_info *ei)
 {
 	enum swb_bp bp;
 	int i;
@@ -101,6 +164,7 @@ static void print_text(const struct cpu_desc *c, const struct cpu_source *src,
 	if ((bp = sampler_breakpoints(root)) != SWB_BP_AUTO)
 		printf("  sampler stops at:    %s (%s)\n", bp == SWB_BP_INT3 ?
 		       "int3 written into the code" : "debug registers", swb_breakpoints_why());
+	print_events_text(ei);
 }
 
 static json_t *int_or_null(long long v, bool known)
@@ -109,7 +173,7 @@ static json_t *int_or_null(long long v, bool known)
 }
 
 static void print_json(const struct cpu_desc *c, const struct cpu_source *src,
-		       const struct kernel_pmu *k, const char *root)
+		       const struct kernel_pmu *k, const char *root, const struct events_info *ei)
 {
 	json_t *cpu = json_object(), *lbr = json_object(), *kern = json_object(), *pmus = json_array();
 	json_t *top = json_object();
@@ -150,6 +214,7 @@ static void print_json(const struct cpu_desc *c, const struct cpu_source *src,
 	json_object_set_new(top, "cpu", cpu);
 	json_object_set_new(top, "lbr", lbr);
 	json_object_set_new(top, "kernel", kern);
+	json_object_set_new(top, "events", events_json(ei));
 	text = json_dumps(top, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	puts(text);
 	free(text);
@@ -167,6 +232,7 @@ int cmd_info(int argc, char **argv)
 	struct cpu_source src = { NULL, NULL, NULL };
 	struct cpu_desc cpu;
 	struct kernel_pmu kern;
+	struct events_info ei;
 	bool json = false;
 	const char *root;
 	int c;
@@ -192,10 +258,12 @@ int cmd_info(int argc, char **argv)
 	root = sysfs_root();
 	if (kernel_pmu_probe(root, &kern) < 0)
 		return cli_fail();
+	events_info_get(&cpu, root, &ei);
 	if (json)
-		print_json(&cpu, &src, &kern, root);
+		print_json(&cpu, &src, &kern, root, &ei);
 	else
-		print_text(&cpu, &src, &kern, root);
+		print_text(&cpu, &src, &kern, root, &ei);
+	free(ei.table);
 	kernel_pmu_free(&kern);
 	return 0;
 }

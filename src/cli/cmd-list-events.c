@@ -20,7 +20,7 @@ static const char usage[] =
 	"  --desc          with descriptions (word-wrapped on a terminal, as ocperf does)\n"
 	"  --json          one JSON array of event objects (every field of the table row)\n"
 	"  --cpu STR       the events of this CPU (GenuineIntel-6-55-4) instead of this machine's\n"
-	"  --events PATH   a perfmon JSON file, a directory, or a mapfile.csv tree (also $OCREC_EVENTS)\n"
+	"  --events PATH   a JSON event file, a directory, or a mapfile.csv tree (also $OCREC_EVENTS)\n"
 	"  --cpuinfo FILE, --cpuid FILE, --sysfs DIR   as for every command\n";
 
 enum { OPT_DESC = OPT_FIRST_LOCAL, OPT_JSON, OPT_CPU, OPT_EVENTS };

@@ -30,6 +30,7 @@ struct cpu_desc {
 	bool have_cpuid;          /* CPUID leaves were available (live or --cpuid) */
 	bool this_machine;        /* same vendor, family and model as the CPU ocrec runs on */
 	struct lbr_info lbr;
+	bool amd_perfmon_v2;      /* AMD PerfMonV2 (CPUID 0x80000022 EAX[0]; without CPUID: Zen 4 on) */
 	const char *core_types;   /* hybrid parts: "Golden Cove + Gracemont"; else NULL */
 	const char *hybrid_source; /* "CPUID 7 EDX[15]" or "model table"; NULL when not hybrid */
 };

@@ -278,6 +278,8 @@ static void classify_amd(struct cpu_desc *c, const struct cpuid_leaves *cpuid)
 	struct cpuid_regs r;
 
 	c->name = m ? m->name : "unknown";
+	c->amd_perfmon_v2 = cpuid ? cpuid_query(cpuid, 0x80000022, 0, &r) && (r.eax & 1) :
+			    m && m->branch == AMD_LBR_V2;
 	if (cpuid) {
 		/* LbrExtV2 is preferred over BRS (amd/core.c); needs PerfMonV2 too */
 		if (cpuid_query(cpuid, 0x80000022, 0, &r) && (r.eax & 3) == 3) {
@@ -314,6 +316,7 @@ static void classify_amd(struct cpu_desc *c, const struct cpuid_leaves *cpuid)
 void cpu_classify(struct cpu_desc *c, const struct cpuid_leaves *cpuid)
 {
 	c->hybrid = false;
+	c->amd_perfmon_v2 = false;
 	c->core_types = c->hybrid_source = NULL;
 	if (cpu_is_intel(c)) {
 		classify_intel(c, cpuid);

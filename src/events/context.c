@@ -90,7 +90,7 @@ int ev_resolve(struct ev_context *ctx, const char *spec, struct ev_resolved *out
 			sb_printf(&sb, " (%s)", pfm_said);
 		if (!ctx->tables && ctx->no_table_hint)
 			sb_printf(&sb, " (%s)", ev_no_table_hint(ctx));
-		else if (ctx->tables && ctx->tables->builtin)
+		else if (ctx->tables && ctx->tables->origin == EV_ORIGIN_BUILTIN)
 			sb_printf(&sb, " (only the built-in architectural events are known offline: run "
 				  "'ocrec download --cpu %s' for the full table)", ctx->cpu.perfmon_id);
 		ret = oc_err("%s: unknown event%s", spec, sb_str(&sb));

@@ -18,6 +18,9 @@ struct ev_pmu {
 	struct ev_pmu *next;
 };
 
+/* Where a set of tables comes from (stored in the index). */
+enum ev_origin { EV_ORIGIN_PATH, EV_ORIGIN_BUILTIN, EV_ORIGIN_PERFMON, EV_ORIGIN_LINUX };
+
 /* One event of a table. Strings are offsets into the table's pool (0 = ""),
  * so a table is two flat arrays that the index cache stores as they are. */
 enum {
@@ -37,7 +40,7 @@ struct ev_rec {
 	uint32_t cmask, internal;
 	uint32_t edge, inv, any;
 	int32_t pebs, precise, collect_pebs;
-	uint32_t pad;
+	uint32_t terms;             /* jevents' further terms: "rdwrmask=0x1,threadmask=0x3" */
 };
 
 /* The events of one PMU kind: a core PMU ("cpu", "cpu_core", "cpu_atom"),
@@ -62,8 +65,8 @@ struct ev_tables {
 	size_t nr_files, cap_files;
 	void *mapping;              /* the index file the tables live in, or NULL */
 	size_t mapping_len;
-	char *source;               /* "--events FILE", "cache DIR (GenuineIntel-6-55-4)", "built-in" */
-	bool builtin;
+	char *source;               /* "--events FILE", "DIR (SKX/..., mapfile row ...)", "built-in ..." */
+	enum ev_origin origin;
 };
 
 static inline const char *rec_str(const struct ev_table *t, uint32_t off)
@@ -95,9 +98,24 @@ const struct ev_rec *ev_table_find(const struct ev_table *t, const char *name);
 /* Resolve NAME[:mods] or PMU/NAME/flags from the tables: 0, 1 when no table
  * has the name, -1 + oc_err(). */
 int ev_resolve_table(struct ev_context *ctx, const char *spec, struct ev_resolved *out);
-/* The perf unit of a table's uncore Unit ("CBO" → "cbox", "iMPH-U" → "arb"): the
- * PMU is uncore_<unit> or its boxes uncore_<unit>_N. */
-void ev_uncore_unit(struct ev_context *ctx, const char *table_unit, char *out, size_t n);
+/* The PMU of a table's uncore Unit: uncore_<unit> for Intel's ("CBO" → uncore_cbox,
+ * "iMPH-U" → uncore_arb), the kernel's name for others ("L3PMC" → amd_l3). The PMU
+ * is that or its boxes PMU_0, PMU_1, ... */
+void ev_uncore_pmu(struct ev_context *ctx, const char *table_unit, char *out, size_t n);
+
+/* --- kernel.c: the kernel's PMU knowledge for PMUs sysfs does not show ----- */
+struct ev_format {
+	const char *term, *spec;   /* "event", "config:0-7,32-35" */
+};
+/* The format terms the kernel gives PMU on ctx's CPU ({NULL, NULL}-terminated)
+ * and its type (PERF_TYPE_RAW for the core PMU, else EV_TYPE_UNKNOWN); NULL
+ * when ocrec does not know them. */
+const struct ev_format *ev_kernel_formats(struct ev_context *ctx, const char *pmu, uint32_t *type);
+/* The kernel's event alias NAME of a core PMU (Intel's topdown events), or NULL. */
+const char *ev_kernel_alias(struct ev_context *ctx, const char *pmu, const char *name);
+/* The PMU a pmu-events Unit names when it is not an Intel uncore box
+ * ("L3PMC" → "amd_l3", jevents.py), else NULL. */
+const char *ev_kernel_unit_pmu(const char *unit);
 
 /* --- pfm.c: libpfm4 --------------------------------------------------------- */
 /* 0, 1 when libpfm4 does not know the name, -1 + oc_err(). */
@@ -164,7 +182,5 @@ int ev_resolve_perf_syntax(struct ev_context *ctx, const char *spec, struct ev_r
 
 /* Add one attr to out (grows the array); returns it, zeroed. */
 struct ev_attr *ev_resolved_add(struct ev_resolved *out);
-
-#define EV_TYPE_UNKNOWN 0xffffffffu
 
 #endif

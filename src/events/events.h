@@ -27,6 +27,9 @@ struct ev_options {
 struct ev_context *ev_open(const struct ev_options *opts);
 void ev_close(struct ev_context *ctx);
 
+/* attr.type of a PMU whose type is not known: not in sysfs (resolving for another machine). */
+#define EV_TYPE_UNKNOWN 0xffffffffu
+
 /* One resolved event, for one PMU. */
 struct ev_attr {
 	struct perf_event_attr attr; /* type, config, config1/2, precise_ip, exclude_*, sample_period */
@@ -62,13 +65,26 @@ char *ev_perf_string(const struct ev_resolved *r);
 void ev_set_cpuid_path(struct ev_context *ctx, const char *path);
 /* No warnings (deprecated events) from ev_resolve: for bulk resolution. */
 void ev_set_quiet(struct ev_context *ctx, bool quiet);
-/* The download cache: $XDG_CACHE_HOME/ocrec/events, else ~/.cache/ocrec/events. Caller frees. */
+/* Where downloaded tables come from: Intel's perfmon repository, or the Linux
+ * kernel's pmu-events (tools/perf/pmu-events/arch/x86: AMD and the others). */
+enum ev_source { EV_SOURCE_PERFMON, EV_SOURCE_LINUX };
+/* perfmon for GenuineIntel, linux for every other vendor. */
+enum ev_source ev_default_source(const struct cpu_desc *cpu);
+const char *ev_source_name(enum ev_source source);          /* "perfmon", "linux" */
+int ev_source_parse(const char *name, enum ev_source *out); /* 0, or -1 + oc_err() */
+/* The perfmon download cache: $XDG_CACHE_HOME/ocrec/events, else ~/.cache/ocrec/events. Caller frees. */
 char *ev_cache_dir(void);
-/* Where the tables of ctx come from ("cache DIR (mapfile row GenuineIntel-6-55-[01234])",
- * "--events FILE", "built-in architectural table", ...); NULL when no table
- * covers the CPU (generic names, raw events and libpfm4 still work). Loads
- * the tables if needed; -1 is reported through oc_err() and gives NULL. */
+/* A source's download cache: that one, or $XDG_CACHE_HOME/ocrec/linux/x86. Caller frees. */
+char *ev_source_cache_dir(enum ev_source source);
+/* Where the tables of ctx come from ("DIR (SKX/events/skylakex_core.json, mapfile row
+ * GenuineIntel-6-55-[01234])", "DIR (amdzen4, mapfile row AuthenticAMD-25-[[:xdigit:]]+)",
+ * "FILE", "built-in architectural table"); NULL when no table covers the CPU
+ * (generic names, raw events and libpfm4 still work). Loads the tables if
+ * needed; -1 is reported through oc_err() and gives NULL. */
 const char *ev_table_source(struct ev_context *ctx);
+/* Which source that is: "perfmon" or "linux" (a download cache), "events"
+ * (--events PATH or $OCREC_EVENTS), "built-in"; NULL as for ev_table_source. */
+const char *ev_table_origin(struct ev_context *ctx);
 /* Why no table covers the CPU, with the command that gets one (after ev_table_source gave NULL). */
 const char *ev_no_table_hint(struct ev_context *ctx);
 
@@ -101,11 +117,13 @@ bool ev_pattern_match(const char *pattern, const char *name);
 
 /* --- download (ocrec download) ------------------------------------------- */
 struct ev_download_opts {
-	const char *base_url;     /* NULL: $OCREC_EVENTS_URL, else Intel's perfmon repository */
+	enum ev_source source;
+	const char *base_url;     /* NULL: $OCREC_EVENTS_URL (perfmon) or $OCREC_LINUX_EVENTS_URL,
+				   * else the source's repository on GitHub */
 	const char *cpu_id;       /* perfmon CPU string whose files to fetch */
-	bool all;                 /* every file mapfile.csv names (core, hybridcore, uncore, offcore) */
+	bool all;                 /* every file (directory) mapfile.csv names */
 	bool force;               /* no conditional requests */
-	const char *cache_dir;    /* NULL: ev_cache_dir() */
+	const char *cache_dir;    /* NULL: ev_source_cache_dir(source) */
 	/* called while a file arrives (for a terminal progress line); may be NULL */
 	void (*progress)(const char *file, size_t done, size_t total, void *arg);
 	void *progress_arg;
@@ -114,7 +132,9 @@ struct ev_download_result {
 	int files;                /* files the CPU needs, mapfile.csv included */
 	int fetched;              /* written to the cache */
 	int not_modified;         /* the server said 304: cached copy kept */
+	int removed;              /* cached files the source no longer has (linux) */
 	size_t bytes;
+	char table[64];           /* linux: the directory of the CPU's mapfile row ("amdzen4") */
 };
 /* 0, or -1 + oc_err() with the cache left as it was. */
 int ev_download(const struct ev_download_opts *o, struct ev_download_result *res);

@@ -173,34 +173,6 @@ static int ev_apply_perf_mods(const char *spec, const char *mods, struct perf_ev
 
 /* --- PMUs and their format terms ---------------------------------------- */
 
-/* The Intel core PMU's format (arch/x86/events/intel/core.c), for resolving
- * for a CPU whose sysfs is not at hand. */
-static const char *const intel_core_format[][2] = {
-	{ "event", "config:0-7" }, { "umask", "config:8-15" }, { "edge", "config:18" },
-	{ "pc", "config:19" }, { "any", "config:21" }, { "inv", "config:23" },
-	{ "cmask", "config:24-31" }, { "in_tx", "config:32" }, { "in_tx_cp", "config:33" },
-	{ "offcore_rsp", "config1:0-63" }, { "ldlat", "config1:0-15" },
-	{ "frontend", "config1:0-23" },
-};
-
-/* The kernel's topdown aliases of the core PMU (events/ in sysfs). */
-static const char *const intel_core_aliases[][2] = {
-	{ "slots", "event=0x00,umask=0x4" },
-	{ "topdown-retiring", "event=0x00,umask=0x80" },
-	{ "topdown-bad-spec", "event=0x00,umask=0x81" },
-	{ "topdown-fe-bound", "event=0x00,umask=0x82" },
-	{ "topdown-be-bound", "event=0x00,umask=0x83" },
-	{ "topdown-heavy-ops", "event=0x00,umask=0x84" },
-	{ "topdown-br-mispredict", "event=0x00,umask=0x85" },
-	{ "topdown-fetch-lat", "event=0x00,umask=0x86" },
-	{ "topdown-mem-bound", "event=0x00,umask=0x87" },
-};
-
-static bool is_intel_core_pmu(const char *name)
-{
-	return !strcmp(name, "cpu") || !strcmp(name, "cpu_core") || !strcmp(name, "cpu_atom");
-}
-
 static const char *sysfs_of(struct ev_context *ctx)
 {
 	return ctx->sysfs_root ? ctx->sysfs_root : "/sys";
@@ -238,16 +210,21 @@ struct ev_pmu *ev_pmu_get(struct ev_context *ctx, const char *name)
 			if (!pmu->specs[i])
 				pmu->specs[i] = xstrdup("");
 		}
-	} else if (is_intel_core_pmu(name)) {
-		/* a test tree may list the PMU without a type file: the core PMU is PERF_TYPE_RAW */
-		if (pmu->type == EV_TYPE_UNKNOWN && strcmp(name, "cpu_atom") != 0)
-			pmu->type = PERF_TYPE_RAW;
-		n = ARRAY_SIZE(intel_core_format);
-		pmu->terms = xcalloc(n + 1, sizeof(char *));
-		pmu->specs = xcalloc(n + 1, sizeof(char *));
-		for (i = 0; i < n; i++) {
-			pmu->terms[i] = xstrdup(intel_core_format[i][0]);
-			pmu->specs[i] = xstrdup(intel_core_format[i][1]);
+	} else {
+		/* not in sysfs (another machine): the kernel's formats where ocrec knows them */
+		uint32_t kernel_type;
+		const struct ev_format *f = ev_kernel_formats(ctx, name, &kernel_type);
+
+		/* a test tree may list the PMU without a type file */
+		if (pmu->type == EV_TYPE_UNKNOWN)
+			pmu->type = kernel_type;
+		while (f && f[n].term)
+			n++;
+		pmu->terms = f ? xcalloc(n + 1, sizeof(char *)) : NULL;
+		pmu->specs = f ? xcalloc(n + 1, sizeof(char *)) : NULL;
+		for (i = 0; f && i < n; i++) {
+			pmu->terms[i] = xstrdup(f[i].term);
+			pmu->specs[i] = xstrdup(f[i].spec);
 		}
 	}
 	if (!strcmp(name, "software"))
@@ -316,8 +293,8 @@ static int apply_format(const char *spec, const char *where, const char *term, u
 
 static char *pmu_alias(struct ev_context *ctx, struct ev_pmu *pmu, const char *term)
 {
+	const char *kernel;
 	char *path, *s;
-	size_t i;
 
 	if (pmu->in_sysfs) {
 		path = xasprintf("%s/bus/event_source/devices/%s/events/%s", sysfs_of(ctx), pmu->name, term);
@@ -326,11 +303,8 @@ static char *pmu_alias(struct ev_context *ctx, struct ev_pmu *pmu, const char *t
 		if (s)
 			return s;
 	}
-	if (is_intel_core_pmu(pmu->name))
-		for (i = 0; i < ARRAY_SIZE(intel_core_aliases); i++)
-			if (!strcmp(term, intel_core_aliases[i][0]))
-				return xstrdup(intel_core_aliases[i][1]);
-	return NULL;
+	kernel = ev_kernel_alias(ctx, pmu->name, term);
+	return kernel ? xstrdup(kernel) : NULL;
 }
 
 static void list_terms(struct strbuf *sb, const struct ev_pmu *pmu)
@@ -472,7 +446,8 @@ int ev_resolve_perf_syntax(struct ev_context *ctx, const char *spec, struct ev_r
 			return oc_err("%s: not an event (perf's form is PMU/term=value,.../modifiers)", spec);
 		pmu = xstrndup(spec, (size_t)(slash - spec));
 		terms = xstrndup(slash + 1, (size_t)(end - slash - 1));
-		if (!ev_pmu_get(ctx, pmu)->in_sysfs && !is_intel_core_pmu(pmu) && strcmp(pmu, "software"))
+		struct ev_pmu *p = ev_pmu_get(ctx, pmu);
+		if (!p->in_sysfs && !p->terms && strcmp(pmu, "software"))
 			ret = oc_err("%s: no PMU '%s' in %s/bus/event_source/devices", spec, pmu, sysfs_of(ctx));
 		else
 			ret = ev_attr_from_string(ctx, spec, pmu, terms, end + 1, ev_resolved_add(out));

@@ -13,13 +13,13 @@
 #include "events/ev-internal.h"
 
 #define IDX_MAGIC "OCRECIX1"
-#define IDX_VERSION 2
+#define IDX_VERSION 3
 
 struct idx_header {
 	char magic[8];
 	uint32_t version, rec_size;
 	uint32_t key_len, source_len, nr_files, nr_tables;
-	uint32_t builtin, pad;
+	uint32_t origin, pad;
 };
 
 struct idx_file {
@@ -106,7 +106,7 @@ int ev_index_load(const char *key, struct ev_tables **out)
 	c.len = (size_t)st.st_size;
 	h = take(&c, sizeof(*h));
 	if (!h || memcmp(h->magic, IDX_MAGIC, 8) != 0 || h->version != IDX_VERSION ||
-	    h->rec_size != sizeof(struct ev_rec) || h->key_len != strlen(key))
+	    h->rec_size != sizeof(struct ev_rec) || h->key_len != strlen(key) || h->origin > EV_ORIGIN_LINUX)
 		goto miss;
 	{
 		const char *k = take(&c, h->key_len);
@@ -116,7 +116,7 @@ int ev_index_load(const char *key, struct ev_tables **out)
 	ts = xcalloc(1, sizeof(*ts));
 	ts->mapping = map;
 	ts->mapping_len = c.len;
-	ts->builtin = h->builtin != 0;
+	ts->origin = (enum ev_origin)h->origin;
 	{
 		const char *src = take(&c, h->source_len);
 		if (!src)
@@ -168,7 +168,7 @@ int ev_index_load(const char *key, struct ev_tables **out)
 				const struct ev_rec *r = &t->recs[k];
 				if (r->name >= t->pool_len || r->desc >= t->pool_len || r->brief >= t->pool_len ||
 				    r->errata >= t->pool_len || r->counter >= t->pool_len ||
-				    r->unit >= t->pool_len || r->pname >= t->pool_len)
+				    r->unit >= t->pool_len || r->pname >= t->pool_len || r->terms >= t->pool_len)
 					goto miss;
 			}
 		}
@@ -207,7 +207,7 @@ void ev_index_save(const char *key, const struct ev_tables *ts)
 	h.source_len = (uint32_t)strlen(ts->source ? ts->source : "");
 	h.nr_files = (uint32_t)ts->nr_files;
 	h.nr_tables = (uint32_t)ts->nr;
-	h.builtin = ts->builtin;
+	h.origin = ts->origin;
 	put(&sb, &h, sizeof(h));
 	put(&sb, key, h.key_len);
 	put(&sb, ts->source ? ts->source : "", h.source_len);

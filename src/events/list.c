@@ -90,7 +90,7 @@ int ev_list(struct ev_context *ctx, const char *pattern,
 	    void (*fn)(const struct ev_list_entry *e, void *arg), void *arg)
 {
 	struct strbuf desc = STRBUF_INIT;
-	char unit[64], uncore_pmu[80];
+	char uncore_pmu[80];
 	size_t i;
 	uint32_t k;
 
@@ -117,8 +117,7 @@ int ev_list(struct ev_context *ctx, const char *pattern,
 			e.pmu = r->flags & REC_UNCORE ? NULL : t->pmu;
 			if (r->flags & REC_UNCORE) {
 				e.unit = rec_str(t, r->unit);
-				ev_uncore_unit(ctx, e.unit, unit, sizeof(unit));
-				snprintf(uncore_pmu, sizeof(uncore_pmu), "uncore_%s", unit);
+				ev_uncore_pmu(ctx, e.unit, uncore_pmu, sizeof(uncore_pmu));
 				e.uncore_pmu = uncore_pmu;
 			}
 			e.desc = sb_str(&desc);

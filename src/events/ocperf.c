@@ -341,7 +341,8 @@ static void core_event_init(const struct ev_table *t, const struct ev_rec *r, st
 	other = r->other << 16 | (uint64_t)r->edge << 18 | (uint64_t)r->cmask << 24 | (uint64_t)r->inv << 23;
 	if (r->flags & REC_HAS_ANY)
 		other |= ((uint64_t)r->any | anyf) << 21;
-	ce->val = (code | umask << 8 | other) & EVMASK;
+	/* event codes above 0xff (AMD's) go in the event term, not into the umask */
+	ce->val = ((code & 0xff) | umask << 8 | other) & EVMASK;
 	if (other & (1 << 16))
 		sb_putc(&extra, 'u');
 	if (other & (1 << 17))
@@ -457,9 +458,11 @@ static char *core_output(struct ev_context *ctx, const char *pmu, const struct e
 	if (r->pname)
 		sb_puts(&e, rec_str(t, r->pname));
 	else
-		sb_printf(&e, "event=0x%llx,umask=0x%llx", (unsigned long long)(ce.val & 0xff),
+		sb_printf(&e, "event=0x%llx,umask=0x%llx", (unsigned long long)((ce.val & 0xff) | (r->code & ~0xffULL)),
 			  (unsigned long long)(((ce.val >> 8) & 0xff) | (((ce.val >> 40) & 0xff) << 8)));
 	sb_puts(&e, sb_str(&ce.newextra));
+	if (r->terms)
+		sb_printf(&e, ",%s", rec_str(t, r->terms));
 	if (newe_any) {
 		sb_putc(&e, ',');
 		sb_puts(&e, sb_str(&newe));
@@ -491,19 +494,26 @@ static const char *const uncore_unit_map[][2] = {
 	{ "cbo", "cbox" }, { "qpi_ll", "qpi" }, { "sbo", "sbox" },
 };
 
-static bool unit_exists(struct ev_context *ctx, const char *unit, int box);
+static bool box_exists(struct ev_context *ctx, const char *pmu, int box);
 
-void ev_uncore_unit(struct ev_context *ctx, const char *table_unit, char *out, size_t n)
+void ev_uncore_pmu(struct ev_context *ctx, const char *table_unit, char *out, size_t n)
 {
+	const char *kernel = ev_kernel_unit_pmu(table_unit);
+	char unit[64];
 	size_t i;
 
-	snprintf(out, n, "%s", table_unit);
-	str_lower(out);
+	if (kernel) {
+		snprintf(out, n, "%s", kernel);
+		return;
+	}
+	snprintf(unit, sizeof(unit), "%s", table_unit);
+	str_lower(unit);
 	for (i = 0; i < ARRAY_SIZE(uncore_unit_map); i++)
-		if (!strcmp(out, uncore_unit_map[i][0]))
-			snprintf(out, n, "%s", uncore_unit_map[i][1]);
-	if (!strcmp(out, "ncu"))   /* the uncore clock: its own PMU on newer kernels */
-		snprintf(out, n, "%s", unit_exists(ctx, "clock", -1) ? "clock" : "cbox");
+		if (!strcmp(unit, uncore_unit_map[i][0]))
+			snprintf(unit, sizeof(unit), "%s", uncore_unit_map[i][1]);
+	if (!strcmp(unit, "ncu"))   /* the uncore clock: its own PMU on newer kernels */
+		snprintf(unit, sizeof(unit), "%s", box_exists(ctx, "uncore_clock", -1) ? "clock" : "cbox");
+	snprintf(out, n, "uncore_%s", unit);
 }
 
 static bool pmu_exists(struct ev_context *ctx, const char *name)
@@ -521,19 +531,19 @@ static bool pmu_has_format(struct ev_context *ctx, const char *pmu, const char *
 	return false;
 }
 
-/* has_format_any(): on uncore_UNIT or on its first box uncore_UNIT_0 */
-static bool unit_has_format(struct ev_context *ctx, const char *unit, const char *term)
+/* has_format_any(): on the PMU or on its first box PMU_0 */
+static bool unit_has_format(struct ev_context *ctx, const char *pmu, const char *term)
 {
-	char *a = xasprintf("uncore_%s", unit), *b = xasprintf("uncore_%s_0", unit);
-	bool ok = pmu_has_format(ctx, a, term) || pmu_has_format(ctx, b, term);
-	free(a);
-	free(b);
+	char *box = xasprintf("%s_0", pmu);
+	bool ok = pmu_has_format(ctx, pmu, term) || pmu_has_format(ctx, box, term);
+	free(box);
 	return ok;
 }
 
-static bool unit_exists(struct ev_context *ctx, const char *unit, int box)
+/* PMU itself (box -1) or its box PMU_<box> is in sysfs */
+static bool box_exists(struct ev_context *ctx, const char *pmu, int box)
 {
-	char *n = box < 0 ? xasprintf("uncore_%s", unit) : xasprintf("uncore_%s_%d", unit, box);
+	char *n = box < 0 ? xstrdup(pmu) : xasprintf("%s_%d", pmu, box);
 	bool ok = pmu_exists(ctx, n);
 	free(n);
 	return ok;
@@ -591,30 +601,52 @@ static int convert_uncore(const char *spec, const char *flags, bool cmask_format
 	return 0;
 }
 
+/* One attr per box of pmu in sysfs (PMU_0, PMU_1, ...; one_unit: the first), or
+ * one on pmu itself when it has no boxes. */
+static int uncore_attrs(struct ev_context *ctx, const char *spec, const char *pmu, const char *terms,
+			const char *name, bool one_unit, struct ev_resolved *out)
+{
+	int box, ret = 0;
+
+	if (box_exists(ctx, pmu, -1) || !box_exists(ctx, pmu, 0)) {
+		char *t = xasprintf("%s,name=%s", terms, name);
+		ret = ev_attr_from_string(ctx, spec, pmu, t, "", ev_resolved_add(out));
+		free(t);
+		return ret;
+	}
+	for (box = 0; box_exists(ctx, pmu, box) && (!one_unit || box == 0) && ret == 0; box++) {
+		char *p = xasprintf("%s_%d", pmu, box), *t = xasprintf("%s,name=%s_%d", terms, name, box);
+		ret = ev_attr_from_string(ctx, spec, p, t, "", ev_resolved_add(out));
+		free(p);
+		free(t);
+	}
+	return ret;
+}
+
 static int uncore_output(struct ev_context *ctx, const char *spec, const struct ev_table *t,
 			 const struct ev_rec *r, const char *display, const char *user_extra,
 			 struct ev_resolved *out)
 {
-	char unit[64], *name;
+	char pmu[80], *name;
 	uint64_t code = r->code | (uint64_t)r->internal << 21, umask = r->umask;
 	struct strbuf o = STRBUF_INIT;
 	bool one_unit = false;
-	int box, ret = 0;
+	int ret;
 
-	ev_uncore_unit(ctx, rec_str(t, r->unit), unit, sizeof(unit));
+	ev_uncore_pmu(ctx, rec_str(t, r->unit), pmu, sizeof(pmu));
 	if (!strcasecmp(rec_str(t, r->unit), "ncu")) {   /* ocperf: the clock event 0xff */
 		umask = 0;
 		code = 0xff;
 	}
 	/* check_uncore_event() */
-	if (!unit_exists(ctx, unit, -1) && !unit_exists(ctx, unit, 0))
-		return oc_err("%s: uncore PMU uncore_%s is not in %s/bus/event_source/devices",
-			      spec, unit, ctx->sysfs_root ? ctx->sysfs_root : "/sys");
-	if (r->cmask && !unit_has_format(ctx, unit, "cmask"))
-		return oc_err("%s: uncore PMU uncore_%s has no cmask format", spec, unit);
-	if (umask && !unit_has_format(ctx, unit, "umask"))
-		return oc_err("%s: uncore PMU uncore_%s has no umask format", spec, unit);
-	sb_printf(&o, "/event=0x%llx", (unsigned long long)code);
+	if (!box_exists(ctx, pmu, -1) && !box_exists(ctx, pmu, 0))
+		return oc_err("%s: uncore PMU %s is not in %s/bus/event_source/devices",
+			      spec, pmu, ctx->sysfs_root ? ctx->sysfs_root : "/sys");
+	if (r->cmask && !unit_has_format(ctx, pmu, "cmask"))
+		return oc_err("%s: uncore PMU %s has no cmask format", spec, pmu);
+	if (umask && !unit_has_format(ctx, pmu, "umask"))
+		return oc_err("%s: uncore PMU %s has no umask format", spec, pmu);
+	sb_printf(&o, "event=0x%llx", (unsigned long long)code);
 	if (umask)
 		sb_printf(&o, ",umask=0x%llx", (unsigned long long)umask);
 	if (r->cmask)
@@ -624,30 +656,53 @@ static int uncore_output(struct ev_context *ctx, const char *spec, const struct 
 	if (r->inv)
 		sb_puts(&o, ",inv=1");
 	/* ocrec: IIO port and function masks (ocperf drops them) */
-	if (r->port_mask && unit_has_format(ctx, unit, "ch_mask"))
+	if (r->port_mask && unit_has_format(ctx, pmu, "ch_mask"))
 		sb_printf(&o, ",ch_mask=0x%llx", (unsigned long long)r->port_mask);
-	if (r->fc_mask && unit_has_format(ctx, unit, "fc_mask"))
+	if (r->fc_mask && unit_has_format(ctx, pmu, "fc_mask"))
 		sb_printf(&o, ",fc_mask=0x%llx", (unsigned long long)r->fc_mask);
-	if (convert_uncore(spec, user_extra, unit_has_format(ctx, unit, "cmask"), &o, &one_unit) < 0) {
+	if (r->terms)
+		sb_printf(&o, ",%s", rec_str(t, r->terms));
+	if (convert_uncore(spec, user_extra, unit_has_format(ctx, pmu, "cmask"), &o, &one_unit) < 0) {
 		sb_free(&o);
 		return -1;
 	}
 	name = gen_name(display, false);
-	if (!unit_exists(ctx, unit, -1)) {
-		for (box = 0; unit_exists(ctx, unit, box) && (!one_unit || box == 0) && ret == 0; box++) {
-			char *pmu = xasprintf("uncore_%s_%d", unit, box);
-			char *terms = xasprintf("%s,name=%s_%d", sb_str(&o) + 1, name, box);
-			ret = ev_attr_from_string(ctx, spec, pmu, terms, "", ev_resolved_add(out));
-			free(pmu);
-			free(terms);
-		}
-	} else {
-		char *pmu = xasprintf("uncore_%s", unit);
-		char *terms = xasprintf("%s,name=%s", sb_str(&o) + 1, name);
-		ret = ev_attr_from_string(ctx, spec, pmu, terms, "", ev_resolved_add(out));
-		free(pmu);
-		free(terms);
-	}
+	ret = uncore_attrs(ctx, spec, pmu, sb_str(&o), name, one_unit, out);
+	free(name);
+	sb_free(&o);
+	return ret;
+}
+
+/* An event of a PMU the kernel names itself (AMD's amd_l3, amd_df, amd_umc):
+ * jevents' terms, event and umask always (where the PMU has a umask), on the
+ * PMU or its boxes in sysfs, else with the kernel's formats (another machine). */
+static int kernel_uncore_output(struct ev_context *ctx, const char *spec, const struct ev_table *t,
+				const struct ev_rec *r, const char *pmu, const char *display,
+				const char *mods, struct ev_resolved *out)
+{
+	char *box = xasprintf("%s_0", pmu), *name;
+	/* the PMU whose formats apply: pmu, its first box, or pmu with the kernel's formats */
+	struct ev_pmu *fmt = ev_pmu_get(ctx, !box_exists(ctx, pmu, -1) && box_exists(ctx, pmu, 0) ? box : pmu);
+	struct strbuf o = STRBUF_INIT;
+	bool has_umask = false;
+	size_t i;
+	int ret;
+
+	free(box);
+	if (*mods)
+		return oc_err("%s: %s counts for the whole package: it takes no modifiers", spec, pmu);
+	if (!fmt->terms)
+		return oc_err("%s: PMU %s is not in %s/bus/event_source/devices", spec, pmu,
+			      ctx->sysfs_root ? ctx->sysfs_root : "/sys");
+	for (i = 0; fmt->terms[i]; i++)
+		has_umask |= !strcmp(fmt->terms[i], "umask");
+	sb_printf(&o, "event=0x%llx", (unsigned long long)r->code);
+	if (r->umask || has_umask)
+		sb_printf(&o, ",umask=0x%llx", (unsigned long long)r->umask);
+	if (r->terms)
+		sb_printf(&o, ",%s", rec_str(t, r->terms));
+	name = gen_name(display, false);
+	ret = uncore_attrs(ctx, spec, pmu, sb_str(&o), name, false, out);
 	free(name);
 	sb_free(&o);
 	return ret;
@@ -862,13 +917,16 @@ int ev_resolve_table(struct ev_context *ctx, const char *spec, struct ev_resolve
 	if (!nhits) {
 		for (i = 0; i < ts->nr; i++) {
 			const struct ev_rec *r;
+			const char *kernel;
 			if (is_core_table(ts->t[i]) || !(r = ev_table_find(ts->t[i], name)))
 				continue;
 			if (pmu_terms) {
 				ret = oc_err("%s: an uncore event takes no terms", spec);
 				goto out;
 			}
-			ret = uncore_output(ctx, spec, ts->t[i], r, name, mods ? mods : "", out);
+			kernel = ev_kernel_unit_pmu(rec_str(ts->t[i], r->unit));
+			ret = kernel ? kernel_uncore_output(ctx, spec, ts->t[i], r, kernel, name, mods ? mods : "", out)
+				     : uncore_output(ctx, spec, ts->t[i], r, name, mods ? mods : "", out);
 			if (ret == 0)
 				add_desc(out, ts->t[i], r);
 			goto out;

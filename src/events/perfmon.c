@@ -126,6 +126,34 @@ static bool is_core_pmu_name(const char *s)
 	return !strcasecmp(s, "cpu") || !strcasecmp(s, "cpu_core") || !strcasecmp(s, "cpu_atom");
 }
 
+/* The fields jevents.py (perf's pmu-events compiler) turns into event terms that
+ * ocperf's algorithm does not know, in jevents' order: "rdwrmask=0x1,threadmask=0x3". */
+static char *jevents_terms(json_t *row)
+{
+	static const char *const fields[][2] = {
+		{ "NodeType", "type" }, { "RdWrMask", "rdwrmask" }, { "EnAllCores", "enallcores" },
+		{ "EnAllSlices", "enallslices" }, { "SliceId", "sliceid" }, { "ThreadMask", "threadmask" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		char buf[32], *end;
+		const char *s = field(row, fields[i][0], buf, sizeof(buf));
+		bool hex = s && (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2));
+		unsigned long long v;
+
+		if (!s || !*s)
+			continue;
+		v = strtoull(s, &end, hex ? 16 : 10);
+		if (*end)
+			sb_printf(&sb, "%s%s=%s", sb.len ? "," : "", fields[i][1], s);
+		else if (v)   /* jevents leaves zero values out, and writes hex as 0x%x */
+			sb_printf(&sb, hex ? "%s%s=0x%llx" : "%s%s=%llu", sb.len ? "," : "", fields[i][1], v);
+	}
+	return sb.buf ? sb_detach(&sb) : NULL;
+}
+
 static int add_row(struct ev_table *core, struct ev_table *uncore, const char *path, json_t *row)
 {
 	char buf[32], nbuf[32], ubuf[32];
@@ -135,7 +163,7 @@ static int add_row(struct ev_table *core, struct ev_table *uncore, const char *p
 	struct row_ctx rc = { path, name };
 	struct ev_table *t;
 	struct ev_rec *r;
-	char *trimmed;
+	char *trimmed, *terms;
 	uint64_t v;
 	bool present;
 	int err = 0;
@@ -225,6 +253,10 @@ static int add_row(struct ev_table *core, struct ev_table *uncore, const char *p
 		r->errata = pool_add(t, s);
 	if ((s = field(row, "Counter", buf, sizeof(buf))))
 		r->counter = pool_add(t, s);
+	if ((terms = jevents_terms(row))) {
+		r->terms = pool_add(t, terms);
+		free(terms);
+	}
 	return 0;
 }
 

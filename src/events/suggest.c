@@ -75,7 +75,7 @@ void ev_suggest(struct ev_context *ctx, const char *spec, struct strbuf *out)
 			for (k = 0; k < t->nr_sorted; k++)
 				consider(&b, rec_str(t, t->recs[t->sorted[k]].name));
 		}
-	if (!ctx->tables || ctx->tables->builtin) {
+	if (!ctx->tables || ctx->tables->origin == EV_ORIGIN_BUILTIN) {
 		if (ev_pfm_ready(ctx, false))
 			evpfm_foreach_name(consider_pfm, &b);
 	}

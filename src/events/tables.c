@@ -16,13 +16,45 @@
 #include "cpu/cpuid.h"
 #include "events/ev-internal.h"
 
-char *ev_cache_dir(void)
+/* $XDG_CACHE_HOME/ocrec/SUB, else ~/.cache/ocrec/SUB */
+static char *cache_path(const char *sub)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
 	if (xdg && *xdg)
-		return xasprintf("%s/ocrec/events", xdg);
-	return xasprintf("%s/.cache/ocrec/events", home && *home ? home : "/tmp");
+		return xasprintf("%s/ocrec/%s", xdg, sub);
+	return xasprintf("%s/.cache/ocrec/%s", home && *home ? home : "/tmp", sub);
+}
+
+char *ev_cache_dir(void)
+{
+	return cache_path("events");
+}
+
+char *ev_source_cache_dir(enum ev_source source)
+{
+	return cache_path(source == EV_SOURCE_LINUX ? "linux/x86" : "events");
+}
+
+enum ev_source ev_default_source(const struct cpu_desc *cpu)
+{
+	return cpu_is_intel(cpu) ? EV_SOURCE_PERFMON : EV_SOURCE_LINUX;
+}
+
+const char *ev_source_name(enum ev_source source)
+{
+	return source == EV_SOURCE_LINUX ? "linux" : "perfmon";
+}
+
+int ev_source_parse(const char *name, enum ev_source *out)
+{
+	if (!strcmp(name, "perfmon"))
+		*out = EV_SOURCE_PERFMON;
+	else if (!strcmp(name, "linux"))
+		*out = EV_SOURCE_LINUX;
+	else
+		return oc_err("unknown event table source '%s' (perfmon or linux)", name);
+	return 0;
 }
 
 static void strv_free_n(char **v, size_t n)
@@ -90,6 +122,7 @@ static int add_json_dir(struct ev_tables *ts, struct ev_table *core, struct ev_t
 
 	if (!d)
 		return oc_err_errno("%s", dir);
+	note_file(ts, dir);   /* its mtime changes when a file is added or removed */
 	while ((de = readdir(d)))
 		if (de->d_name[0] != '.' && is_json_name(de->d_name)) {
 			GROW(names, cap, n + 1);
@@ -210,15 +243,20 @@ static char *tree_path(const char *root, const char *file)
 	return xasprintf("%s/%s", root, file);
 }
 
-/* Load the tables mapfile names for the CPU. 1 when no row matches. */
+/* Load the tables mapfile names for the CPU. 1 when no row matches. *first gets
+ * the first loaded row (its Family-model and file). A row whose file or
+ * directory is absent (downloaded for another CPU, or not mirrored) is skipped.
+ * A row naming a directory is the kernel's layout (pmu-events/arch/x86): there
+ * the first such row that matches wins, as in perf, where rows overlap (Zen 3
+ * and Zen 4 are both family 25). */
 static int load_mapfile_tree(struct ev_context *ctx, const char *root, struct ev_tables *ts,
-			     char **pattern)
+			     struct ev_map_row *first)
 {
 	char *mapfile = xasprintf("%s/mapfile.csv", root), *path;
 	struct ev_map_row *rows;
 	struct ev_table *uncore = NULL;
 	int n = read_mapfile(mapfile, ctx->cpu.perfmon_id, &rows), i, ret = 0;
-	bool hybrid = false, want_core = true, want_atom = true;
+	bool hybrid = false, want_core = true, want_atom = true, kernel_dir = false, absent = false;
 
 	if (n >= 0)
 		note_file(ts, mapfile);
@@ -244,14 +282,26 @@ static int load_mapfile_tree(struct ev_context *ctx, const char *root, struct ev
 		} else
 			continue;
 		path = tree_path(root, rows[i].file);
-		/* a mapfile shared by several CPUs may name files only another CPU downloaded */
-		/* a pmu-events directory mixes core and uncore (Unit) rows */
-		if (file_exists(path) || is_dir(path))
-			ret = add_path(ts, tables_get(ts, pmu), is_dir(path) ? tables_get(ts, "uncore") : NULL, path);
+		if (is_dir(path) && !kernel_dir) {
+			/* a pmu-events directory mixes core and uncore (Unit) rows */
+			kernel_dir = true;
+			ret = add_path(ts, tables_get(ts, pmu), tables_get(ts, "uncore"), path);
+		} else if (file_exists(path) && !is_dir(path)) {
+			ret = add_path(ts, tables_get(ts, pmu), NULL, path);
+		} else {
+			absent |= !is_dir(path);
+			free(path);
+			continue;
+		}
 		free(path);
-		if (!*pattern)
-			*pattern = xstrdup(rows[i].pattern);
+		if (!first->pattern) {
+			first->pattern = xstrdup(rows[i].pattern);
+			first->file = xstrdup(rows[i].file);
+		}
 	}
+	/* a download of a skipped row's file or directory changes the root's mtime */
+	if (absent)
+		note_file(ts, root);
 	for (i = 0; i < n && ret == 0; i++) {
 		if (strcasecmp(rows[i].type, "uncore") != 0 || !ts->nr)
 			continue;
@@ -367,32 +417,37 @@ static int load_builtin(struct ev_context *ctx, struct ev_tables *ts, const char
 
 /* --- choosing the source --------------------------------------------------- */
 
+/* Load a mapfile tree; the source names the tree, the table and the row. */
+static int load_tree(struct ev_context *ctx, const char *root, struct ev_tables *ts)
+{
+	struct ev_map_row first = { NULL, NULL, NULL, NULL, NULL };
+	int ret = load_mapfile_tree(ctx, root, ts, &first);
+
+	if (ret == 0)
+		ts->source = xasprintf("%s (%s, mapfile row %s)", root, first.file, first.pattern);
+	ev_map_row_free(&first);
+	return ret;
+}
+
 static int load_events_path(struct ev_context *ctx, const char *path, struct ev_tables *ts)
 {
-	char *mapfile = NULL, *pattern = NULL;
 	int ret;
 
+	ts->origin = EV_ORIGIN_PATH;
 	if (is_dir(path)) {
-		mapfile = xasprintf("%s/mapfile.csv", path);
-		if (file_exists(mapfile)) {
-			ret = load_mapfile_tree(ctx, path, ts, &pattern);
-			if (ret == 0)
-				ts->source = xasprintf("%s (mapfile row %s)", path, pattern);
-			free(pattern);
-			free(mapfile);
-			return ret;
-		}
+		char *mapfile = xasprintf("%s/mapfile.csv", path);
+		bool tree = file_exists(mapfile);
+
 		free(mapfile);
+		if (tree)
+			return load_tree(ctx, path, ts);
 	} else if (str_ends_with(path, "mapfile.csv")) {
 		char *root = xstrdup(path), *slash = strrchr(root, '/');
 		if (slash)
 			*slash = 0;
 		else
 			strcpy(root, ".");
-		ret = load_mapfile_tree(ctx, root, ts, &pattern);
-		if (ret == 0)
-			ts->source = xasprintf("%s (mapfile row %s)", root, pattern);
-		free(pattern);
+		ret = load_tree(ctx, root, ts);
 		free(root);
 		return ret;
 	}
@@ -483,14 +538,17 @@ static int load_path_cb(struct ev_context *ctx, struct ev_tables *ts, const void
 	return load_events_path(ctx, arg, ts);
 }
 
+struct cache_arg {
+	const char *dir;
+	enum ev_source source;
+};
+
 static int load_cache_cb(struct ev_context *ctx, struct ev_tables *ts, const void *arg)
 {
-	char *pattern = NULL;
-	int ret = load_mapfile_tree(ctx, arg, ts, &pattern);
-	if (ret == 0)
-		ts->source = xasprintf("%s (mapfile row %s)", (const char *)arg, pattern);
-	free(pattern);
-	return ret;
+	const struct cache_arg *c = arg;
+
+	ts->origin = c->source == EV_SOURCE_LINUX ? EV_ORIGIN_LINUX : EV_ORIGIN_PERFMON;
+	return load_tree(ctx, c->dir, ts);
 }
 
 static int load_builtin_cb(struct ev_context *ctx, struct ev_tables *ts, const void *arg)
@@ -499,7 +557,7 @@ static int load_builtin_cb(struct ev_context *ctx, struct ev_tables *ts, const v
 	(void)arg;
 	if (ret == 0) {
 		ts->source = xstrdup("built-in architectural table");
-		ts->builtin = true;
+		ts->origin = EV_ORIGIN_BUILTIN;
 	}
 	return ret;
 }
@@ -507,8 +565,9 @@ static int load_builtin_cb(struct ev_context *ctx, struct ev_tables *ts, const v
 int ev_tables_load(struct ev_context *ctx)
 {
 	const char *path = ctx->events_path;
-	char *cache = NULL, *mapfile = NULL, *key;
-	int ret = 1;
+	enum ev_source order[2];
+	char *key;
+	int ret = 1, k;
 
 	if (ctx->tables_tried)
 		return ctx->tables ? 0 : ctx->tables_error;
@@ -530,31 +589,39 @@ int ev_tables_load(struct ev_context *ctx)
 			ctx->no_table_hint = xasprintf("%s has no event table for %s", path, ctx->cpu.perfmon_id);
 		goto done;
 	}
-	cache = ev_cache_dir();
-	mapfile = xasprintf("%s/mapfile.csv", cache);
-	if (file_exists(mapfile)) {
-		key = index_key(ctx, "cache", cache, 0);
-		ret = load_indexed(ctx, key, &ctx->tables, load_cache_cb, cache);
-		free(key);
+	/* both download caches, the one of the CPU's vendor first */
+	order[0] = ev_default_source(&ctx->cpu);
+	order[1] = order[0] == EV_SOURCE_LINUX ? EV_SOURCE_PERFMON : EV_SOURCE_LINUX;
+	for (k = 0; k < 2 && ret == 1; k++) {
+		struct cache_arg arg = { NULL, order[k] };
+		char *cache = ev_source_cache_dir(order[k]), *mapfile = xasprintf("%s/mapfile.csv", cache);
+
+		arg.dir = cache;
+		if (file_exists(mapfile)) {
+			key = index_key(ctx, "cache", cache, 0);
+			ret = load_indexed(ctx, key, &ctx->tables, load_cache_cb, &arg);
+			free(key);
+		}
+		free(mapfile);
+		free(cache);
 	}
 	if (ret == 1 && cpu_is_intel(&ctx->cpu)) {
 		key = index_key(ctx, "builtin", "", arch_events_present(ctx, ctx->cpuid_path));
 		ret = load_indexed(ctx, key, &ctx->tables, load_builtin_cb, NULL);
 		free(key);
 	}
-	if (ret == 1 && cpu_is_intel(&ctx->cpu)) {
-		ctx->no_table_hint =
-			xasprintf("no event table for %s in %s: run 'ocrec download --cpu %s' (or pass --events PATH)",
-				  ctx->cpu.perfmon_id, cache, ctx->cpu.perfmon_id);
-	} else if (ret == 1) {
+	if (ret == 1) {
+		char *cache = ev_source_cache_dir(order[0]);
+
+		ctx->no_table_hint = xasprintf("no event table for %s in %s: run 'ocrec download --cpu %s'%s "
+					       "(or pass --events PATH)", ctx->cpu.perfmon_id, cache,
+					       ctx->cpu.perfmon_id, order[0] == EV_SOURCE_LINUX ?
+					       " for the Linux kernel's tables" : "");
+		free(cache);
 		/* libpfm4 is loaded only when the hint is shown (ev_no_table_hint) */
-		ctx->no_table_hint = xasprintf("no perfmon event table for %s (%s)", ctx->cpu.perfmon_id,
-					       ctx->cpu.vendor);
-		ctx->hint_needs_pfm = true;
+		ctx->hint_needs_pfm = !cpu_is_intel(&ctx->cpu);
 	}
 done:
-	free(mapfile);
-	free(cache);
 	if (ret < 0)
 		return ctx->tables_error = -1;
 	return 0;
@@ -565,6 +632,18 @@ const char *ev_table_source(struct ev_context *ctx)
 	if (ev_tables_load(ctx) < 0 || !ctx->tables)
 		return NULL;
 	return ctx->tables->source;
+}
+
+const char *ev_table_origin(struct ev_context *ctx)
+{
+	static const char *const names[] = {
+		[EV_ORIGIN_PATH] = "events", [EV_ORIGIN_BUILTIN] = "built-in",
+		[EV_ORIGIN_PERFMON] = "perfmon", [EV_ORIGIN_LINUX] = "linux",
+	};
+
+	if (ev_tables_load(ctx) < 0 || !ctx->tables)
+		return NULL;
+	return names[ctx->tables->origin];
 }
 
 const char *ev_no_table_hint(struct ev_context *ctx)

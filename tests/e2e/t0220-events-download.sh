@@ -9,18 +9,9 @@ CACHE=$XDG_CACHE_HOME/ocrec/events
 unset OCREC_EVENTS OCREC_EVENTS_URL https_proxy http_proxy HTTPS_PROXY HTTP_PROXY ALL_PROXY all_proxy
 cp -r "$FIX/perfmon" "$TMP/repo"
 
-python3 "$FIX/perfmon-server.py" "$TMP/repo" "$TMP/port" "$TMP/log" "$TMP/faults" &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
-i=0
-while [ ! -s "$TMP/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if [ ! -s "$TMP/port" ]; then
-	fail "server" "the test HTTP server did not start"
-	exit 0
-fi
-URL=http://127.0.0.1:$(cat "$TMP/port")
+events_server "$TMP/repo"
 DL="$OCREC download --cpu GenuineIntel-6-5E-3 --url $URL"
-sum() { find "$CACHE" -type f | sort | xargs cat | cksum; }
+sum() { tree_sum "$CACHE"; }
 
 out=$($DL 2>&1); rc=$?
 check_eq "download exits 0" 0 "$rc"

@@ -21,6 +21,20 @@ vg "resolve" "$OCREC" resolve cpu-clock task-clock
 vg "unknown event" "$OCREC" resolve NO_SUCH_EVENT.AT_ALL
 vg "list-events" "$OCREC" list-events
 
+# the kernel's AMD tables: download (file://, and GitHub's contents API from a local server),
+# resolve with sysfs formats and boxes, did-you-mean, list-events, info
+export XDG_CACHE_HOME=$TMP/cache
+PMU_EVENTS=$(data_dir pmu-events/x86)
+vg "download --from linux, file://" "$OCREC" download --from linux --cpu AuthenticAMD-25-1-1 --url "file://$PMU_EVENTS"
+mkdir -p "$TMP/gh/raw/o/r/main/x86" && cp -r "$PMU_EVENTS/mapfile.csv" "$PMU_EVENTS/amdzen5" "$TMP/gh/raw/o/r/main/x86/"
+events_server "$TMP/gh"
+OCREC_GITHUB_RAW_URL=$URL/raw OCREC_GITHUB_API_URL=$URL/api \
+	vg "download --from linux, GitHub's contents API" "$OCREC" download --cpu AuthenticAMD-26-2-0 --url "$URL/raw/o/r/main/x86"
+vg "resolve AMD events" "$OCREC" --sysfs "$ROOT/tests/fixtures/cpu/sysfs-amd-zen4/sys" resolve --cpu AuthenticAMD-25-11-1 \
+	--attr ex_ret_brn:u l3_lookup_state.l3_hit umc_act_cmd.rd ex_ret_brnn
+vg "list-events AMD" "$OCREC" list-events --cpu AuthenticAMD-26-2-0 --desc
+vg "info AMD" "$OCREC" info --cpu AuthenticAMD-26-2-0
+
 cc -O2 -g -DITERS=3000000 -o "$TMP/div" "$ROOT/tests/progs/div.c"
 vg "record" "$OCREC" record -q -e cpu-clock -o "$TMP/perf.data" "$TMP/div"
 if [ -s "$TMP/perf.data" ]; then

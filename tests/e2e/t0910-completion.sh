@@ -105,3 +105,9 @@ BR_MISP_RETIRED.ALL_BRANCHES_PEBS" "$(comp record --cpuinfo "$TMP/skl.cpuinfo" -
 rm -rf "$XDG_CACHE_HOME/ocrec"
 check_eq "without the cache only the built-in architectural event is left" "br_inst_retired.all_branches" \
 	"$(comp resolve --cpu GenuineIntel-6-5E-3 br_inst_retired.a)"
+# the kernel's tables (AMD), from their own cache
+check_eq "download --from: the sources" "linux" "$(comp download --from l)"
+$OCREC download --quiet --cpu AuthenticAMD-25-11-1 --url "file://$(data_dir pmu-events/x86)" >"$TMP/dl" 2>&1
+check_eq "the kernel's Zen 4 tables downloaded into the test cache" 0 "$?"
+check_eq "AMD events from the linux cache" "ex_ret_brn_tkn
+ex_ret_brn_tkn_misp" "$(comp resolve --cpu AuthenticAMD-25-11-1 ex_ret_brn_t)"

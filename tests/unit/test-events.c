@@ -265,6 +265,72 @@ static void test_libpfm(void)
 	ev_close(ctx);
 }
 
+/* The Linux kernel's tables (tests/data/pmu-events) on AMD CPUs described by --cpu
+ * strings, with no PMU in sysfs: the kernel's formats for that family. */
+static void test_kernel_tables(const char *data)
+{
+	static struct cpu_desc zen3, zen4;
+	struct ev_options o4 = { &zen4, data, "/nonexistent", false }, o3 = { &zen3, data, "/nonexistent", false };
+	struct ev_context *ctx;
+	struct ev_resolved r;
+	char *df_dir = xasprintf("%s/amdzen5", data);
+
+	CHECK(cpu_detect(&(struct cpu_source){ "AuthenticAMD-25-11-1", NULL, NULL }, &zen4) == 0 &&
+	      zen4.amd_perfmon_v2, "Zen 4 string: PerfMonV2 by model");
+	CHECK(cpu_detect(&(struct cpu_source){ "AuthenticAMD-25-1-1", NULL, NULL }, &zen3) == 0 &&
+	      !zen3.amd_perfmon_v2, "Zen 3 string: no PerfMonV2");
+	CHECK(ev_default_source(&zen4) == EV_SOURCE_LINUX, "AMD downloads the kernel's tables");
+	{
+		struct cpu_desc intel;
+		enum ev_source src;
+		CHECK(cpu_parse_string("GenuineIntel-6-55-4", &intel) == 0 && ev_default_source(&intel) == EV_SOURCE_PERFMON,
+		      "Intel downloads perfmon's");
+		CHECK(ev_source_parse("linux", &src) == 0 && src == EV_SOURCE_LINUX, "--from linux");
+		CHECK(ev_source_parse("intel", &src) < 0 && strstr(oc_errmsg(), "perfmon or linux"), "--from intel: the valid ones");
+	}
+
+	ctx = ev_open(&o4);
+	CHECK(ev_resolve(ctx, "ex_ret_fused_instr", &r) == 0, "Zen 4: a kernel table event");
+	CHECK_STR(r.attrs[0].perf_string, "cpu/event=0x1d0,umask=0x0,name=ex_ret_fused_instr/", "event and umask always");
+	CHECK(r.attrs[0].attr.type == PERF_TYPE_RAW && r.attrs[0].attr.config == 0x1000000d0ULL,
+	      "event 0x1d0: bits 8-11 to config 32-35 (amd/core.c)");
+	ev_resolved_free(&r);
+	CHECK(ev_resolve(ctx, "cpu/event=0x1d0,umask=0x2/k", &r) == 0 && r.attrs[0].attr.config == 0x1000002d0ULL,
+	      "perf syntax on the AMD core PMU: its format without sysfs");
+	ev_resolved_free(&r);
+	CHECK(ev_resolve(ctx, "amd_l3/event=0x4,umask=0xff,threadmask=0x3/", &r) == 0 &&
+	      r.attrs[0].attr.config == 0x30000000000ff04ULL && r.attrs[0].attr.type == EV_TYPE_UNKNOWN,
+	      "perf syntax on amd_l3 without sysfs: family 19h's format, type unknown");
+	ev_resolved_free(&r);
+	CHECK(ev_resolve(ctx, "umc_act_cmd.wr", &r) == 0, "a UMC event");
+	CHECK_STR(r.attrs[0].perf_string, "amd_umc/event=0x5,rdwrmask=0x2,name=umc_act_cmd_wr/", "UMC: no umask term, rdwrmask");
+	CHECK_U64(r.attrs[0].attr.config, 0x205, "rdwrmask at config 8-9");
+	ev_resolved_free(&r);
+	CHECK(strstr(ev_table_source(ctx), "(amdzen4, mapfile row AuthenticAMD-25-[[:xdigit:]]+)") != NULL,
+	      "Zen 4: the amdzen4 row");
+	CHECK_STR(ev_table_origin(ctx), "events", "origin: --events");
+	ev_close(ctx);
+
+	ctx = ev_open(&o3);
+	CHECK(ev_resolve(ctx, "ex_ret_brn", &r) == 0, "Zen 3: resolves");
+	ev_resolved_free(&r);
+	CHECK(strstr(ev_table_source(ctx), "(amdzen4, ") != NULL,
+	      "Zen 3: the amdzen3 row's directory is absent, the next row (amdzen4) serves");
+	ev_close(ctx);
+	o3.events_path = df_dir;
+	ctx = ev_open(&o3);
+	CHECK(ev_resolve(ctx, "local_or_remote_socket_read_data_beats_dram_0", &r) < 0 &&
+	      strstr(oc_errmsg(), "does not fit"), "Zen 3's data fabric has an 8-bit umask: 0xffe does not fit");
+	ev_close(ctx);
+	o4.events_path = df_dir;
+	ctx = ev_open(&o4);
+	CHECK(ev_resolve(ctx, "local_or_remote_socket_read_data_beats_dram_0", &r) == 0 &&
+	      r.attrs[0].attr.config == 0xf00fe1fULL, "PerfMonV2's data fabric: umask bits 8-11 to config 24-27");
+	ev_resolved_free(&r);
+	ev_close(ctx);
+	free(df_dir);
+}
+
 int main(void)
 {
 	const char *root = getenv("OCREC_ROOT");
@@ -284,6 +350,11 @@ int main(void)
 	test_table_reader(tmp);
 	test_index(tmp);
 	test_libpfm();
+	{
+		char *data = xasprintf("%s/tests/data/pmu-events/x86", root ? root : ".");
+		test_kernel_tables(data);
+		free(data);
+	}
 	{
 		char *cmd = xasprintf("rm -rf '%s'", tmp);
 		if (system(cmd) != 0)

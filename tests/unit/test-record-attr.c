@@ -326,6 +326,9 @@ static void test_amd_branch_records(void)
 	char *argv[] = { "true", NULL };
 	char *brs_ev[] = { "cpu/branch-brs/", NULL }, *other_ev[] = { "cpu/event=0xc2/", NULL };
 	char *v2_ev[] = { "cpu/event=0xc4/", NULL };
+	char *table_ev[] = { "ex_ret_brn_tkn", NULL }, *table_p_ev[] = { "ex_ret_brn_tkn:p", NULL };
+	const char *root = getenv("OCREC_ROOT");
+	char *data = xasprintf("%s/tests/data/pmu-events/x86", root && *root ? root : ".");
 	char dir[] = "/tmp/ocrec-test-record-XXXXXX";
 	char *out, *zen3 = fixture("amd-zen3-brs.cpuid"), *zen3_sys = fixture("sysfs-amd-zen3-brs/sys");
 	char *zen4 = fixture("amd-zen4-lbrv2.cpuid"), *zen4_sys = fixture("sysfs-amd-zen4/sys");
@@ -358,6 +361,17 @@ static void test_amd_branch_records(void)
 	CHECK(seen_attr.type == 4 && seen_attr.config == 0xc4 && !seen_attr.freq && seen_attr.sample_period == 1000037,
 	      "Zen 3 -e cpu/branch-brs/ -c 1000037: type 4 (sysfs), config 0xc4, that period");
 
+	/* the command line, -e ex_ret_brn_tkn -b, with the kernel's tables */
+	o.events = table_ev;
+	o.period = 0;
+	o.events_path = data;
+	run_first(&o, &st);
+	CHECK(seen_attr.type == 4 && seen_attr.config == 0xc4 && !seen_attr.freq && seen_attr.sample_period == 400009 &&
+	      seen_attr.branch_sample_type == PERF_SAMPLE_BRANCH_ANY && seen_attr.precise_ip == 0,
+	      "Zen 3 -e ex_ret_brn_tkn -b: perf's branch-brs attr, period 400009");
+	o.events = brs_ev;
+	o.period = 1000037;
+
 	/* the rules of amd_brs_hw_config, each named when the kernel says EINVAL */
 	o.period = 16;
 	CHECK(run_first(&o, &st) < 0 && strstr(oc_errmsg(), "cpu/branch-brs/: ") &&
@@ -379,8 +393,13 @@ static void test_amd_branch_records(void)
 	/* Zen 4 LbrExtV2: any event, perf's default frequency; its filters */
 	o.cpuid = zen4;
 	o.sysfs_root = zen4_sys;
-	o.events = v2_ev;
+	o.events = table_p_ev;
 	o.branch_filter = PERF_SAMPLE_BRANCH_ANY;
+	nr_warnings = 0;
+	run_first(&o, &st);
+	CHECK(seen_attr.type == 4 && seen_attr.config == 0xc4 && seen_attr.freq && seen_attr.sample_freq == 4000 &&
+	      seen_attr.precise_ip == 0 && nr_warnings == 1, "Zen 4 -e ex_ret_brn_tkn:p -b: -F 4000, :p dropped with a notice");
+	o.events = v2_ev;
 	run_first(&o, &st);
 	CHECK(seen_attr.type == 4 && seen_attr.config == 0xc4 && seen_attr.freq && seen_attr.sample_freq == 4000 &&
 	      seen_attr.branch_sample_type == PERF_SAMPLE_BRANCH_ANY, "Zen 4 -e cpu/event=0xc4/ -b: -F 4000 like perf");
@@ -402,6 +421,7 @@ static void test_amd_branch_records(void)
 	free(zen3_sys);
 	free(zen4);
 	free(zen4_sys);
+	free(data);
 }
 
 int main(void)
