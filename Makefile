@@ -12,10 +12,10 @@ VERSION  := 0.1.0
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
-PKGS     := jansson libcurl libelf libdw capstone libzstd
+PKGS     := jansson libcurl libelf libdw capstone libzstd zlib
 # Linked normally; libcurl, libcapstone and libpfm4 are loaded on first use
 # (src/dlib/dlib.h, src/events/download.c): they cost milliseconds at start-up.
-LINKED_PKGS := jansson libelf libdw libzstd
+LINKED_PKGS := jansson libelf libdw libzstd zlib
 
 ifeq ($(SANITIZE),1)
 BUILD    ?= build-san

@@ -55,6 +55,9 @@ static const char usage[] =
 	"      --no-demangle       C++ and Rust names as in the symbol table\n"
 	"      --stdio             plain text, no pager\n"
 	"      --json              JSON (schemas in docs/report-json.md)\n"
+	"      --pprof FILE        write a gzipped pprof profile (profile.proto) instead, for\n"
+	"                          go tool pprof and the profilers that read it: call chains\n"
+	"                          in sample mode, LBR paths in branch mode (docs/pprof.md)\n"
 	"      --header-only       print the file's header, like 'perf report --header-only'\n"
 	"  -q, --quiet             no warnings\n"
 	"  -v, --verbose           more detail\n";
@@ -63,7 +66,7 @@ enum {
 	OPT_PERFSCRIPT = OPT_FIRST_LOCAL, OPT_BINARY, OPT_SYMFS, OPT_KALLSYMS, OPT_NO_BRANCH,
 	OPT_SOURCE, OPT_HISTORY, OPT_HOT, OPT_PCT, OPT_MAX_ROWS, OPT_COMM, OPT_PID, OPT_TID,
 	OPT_DSO, OPT_FULL_PATH, OPT_STDIO, OPT_JSON, OPT_HEADER_ONLY, OPT_MAX_STACK, OPT_PERCENTAGE,
-	OPT_NO_DEMANGLE,
+	OPT_NO_DEMANGLE, OPT_PPROF,
 };
 
 static int32_t *parse_ids(const char *s)
@@ -101,6 +104,21 @@ static char *fields_to_sort(const char *fields)
 	}
 	strv_free(v);
 	return sb_detach(&sb);
+}
+
+/* --pprof writes every sample of the report's mode: the text views' layout
+ * options have nothing to act on, and the other views no pprof form. */
+static int check_pprof(struct report_opts *o)
+{
+	if (o->view == VIEW_SOURCE || o->view == VIEW_HOT_PATHS || o->json)
+		return cli_error("report: --pprof does not combine with %s",
+				 o->json ? "--json" : o->view == VIEW_SOURCE ? "--source" : "--hot-paths");
+	if (o->percent_limit > 0 || o->max_rows > 0 || o->sort)
+		oc_warn("--pprof writes every entry: %s does not apply (pprof filters itself)",
+			o->sort ? "--sort" : o->max_rows > 0 ? "--max-rows" : "--percent-limit");
+	if (o->view == VIEW_BRANCH_HISTORY && o->branch_mode == -1)
+		o->branch_mode = 1;   /* --branch-history's paths: branch mode */
+	return 0;
 }
 
 static void ignore_warning(const char *msg)
@@ -155,6 +173,7 @@ int cmd_report(int argc, char **argv)
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		GLOBAL_LONG_OPTIONS,
@@ -220,6 +239,7 @@ int cmd_report(int argc, char **argv)
 			o.percent_relative = !strcmp(optarg, "relative");
 			break;
 		case OPT_NO_DEMANGLE: o.no_demangle = true; break;
+		case OPT_PPROF: o.pprof = optarg; break;
 		case 'q': o.sym.quiet = true; break;
 		case 'v': o.verbose++; break;
 		case 'h': ret = cli_help(usage); goto out;
@@ -245,6 +265,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	o.sort = sort && *sort ? sort : NULL;
+	if (o.pprof && (ret = check_pprof(&o)))
+		goto out;
 	if (o.sym.quiet)
 		oc_set_warn_handler(ignore_warning);
 	r = report_new(&o);

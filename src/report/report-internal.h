@@ -40,7 +40,7 @@ struct view_ops {
 	void (*free)(void *state);
 };
 
-extern const struct view_ops view_hist, view_source, view_branch_history, view_hot_paths;
+extern const struct view_ops view_hist, view_source, view_branch_history, view_hot_paths, view_pprof;
 
 struct report {
 	struct report_opts opts;
@@ -54,6 +54,8 @@ struct report {
 	size_t nr_keys;
 	bool checked;
 	struct pair_slot *pairs;       /* branch entry -> hist entry (report.c) */
+	void *pprof;                   /* --pprof's profile (pprof-export.c) */
+	int64_t input_mtime_ns;        /* the input being read: when it was written */
 };
 
 /* The percentage of n in a section, and the counts its header shows, after
@@ -63,6 +65,12 @@ uint64_t report_shown_samples(const struct report *r, const struct rsection *sec
 uint64_t report_shown_period(const struct report *r, const struct rsection *sec);
 /* Does --dso leave out this location? */
 bool report_dso_filtered(const struct report *r, const struct session_loc *l);
+
+/* --pprof (pprof-export.c): write the profile; free its state; an input's
+ * modification time in ns since the epoch (0 for a pipe). */
+int report_write_pprof(struct report *r, const char *path);
+void report_pprof_free(struct report *r);
+int64_t report_input_mtime(const char *path);
 
 /* JSON string output. */
 void json_str(FILE *out, const char *s);

@@ -66,7 +66,7 @@ struct report *report_new(const struct report_opts *opts)
 				   .full_source_path = opts->full_source_path, .max_stack = opts->max_stack };
 
 	r->opts = *opts;
-	r->view = views[opts->view];
+	r->view = opts->pprof ? &view_pprof : views[opts->view];
 	r->s = session_new(&so);
 	return r;
 }
@@ -82,6 +82,7 @@ void report_free(struct report *r)
 			r->view->free(r->secs[i].view);
 	free(r->secs);
 	free(r->pairs);
+	report_pprof_free(r);
 	session_free(r->s);
 	free(r);
 }
@@ -262,11 +263,13 @@ static const struct session_tool report_tool = { on_begin, on_sample, on_record 
 
 int report_read_perfdata(struct report *r, const char *path)
 {
+	r->input_mtime_ns = report_input_mtime(path);
 	return session_read(r->s, path, &report_tool, r) < 0 ? -1 : 0;
 }
 
 int report_read_perfscript(struct report *r, const char *path, const char *binary)
 {
+	r->input_mtime_ns = report_input_mtime(path);
 	return session_read_perfscript(r->s, path, binary, &report_tool, r) < 0 ? -1 : 0;
 }
 
@@ -670,6 +673,8 @@ int report_print(struct report *r, FILE *out)
 
 	if (!r->checked && check(r) < 0)
 		return -1;
+	if (r->opts.pprof)
+		return report_write_pprof(r, r->opts.pprof);
 	if (r->opts.json)
 		fprintf(out, "{\"ocrec_report\": 1,\n \"mode\": \"%s\",\n \"view\": \"%s\",\n \"lost\": %" PRIu64
 			",\n \"events\": [", r->branch_on ? "branch" : "sample", r->view->name, r->lost);

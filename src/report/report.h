@@ -30,6 +30,7 @@ struct report_opts {
 	int32_t *pids, *tids;      /* filter lists, -1-terminated, or NULL */
 	int verbose;
 	bool json;
+	const char *pprof;         /* --pprof FILE: write a pprof profile instead of text */
 	bool full_source_path;
 	bool no_demangle;          /* --no-demangle */
 	int max_stack;             /* --max-stack (call-chain frames), 0: perf's default */

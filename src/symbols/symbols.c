@@ -1187,6 +1187,13 @@ static bool maybe_mangled(const char *name)
 	return !strncmp(name, "_Z", 2) || !strncmp(name, "_R", 2);
 }
 
+char *sym_demangle(const char *name)
+{
+	if (!maybe_mangled(name) || !demangler())
+		return NULL;
+	return demangler()(name, 0);
+}
+
 const char *sym_name(struct dso *dso, const struct symbol *sym, bool demangle)
 {
 	size_t i = (size_t)(sym - dso->syms);
@@ -1201,7 +1208,7 @@ const char *sym_name(struct dso *dso, const struct symbol *sym, bool demangle)
 		/* perf demangles a PLT stub's target and adds "@plt" after */
 		at = strchr(sym->name, '@');
 		base = at ? xstrndup(sym->name, (size_t)(at - sym->name)) : xstrdup(sym->name);
-		d = demangler()(base, 0);
+		d = sym_demangle(base);
 		dso->shown_names[i] = d ? xasprintf("%s%s", d, at ? at : "") : xstrdup(sym->name);
 		free(d);
 		free(base);

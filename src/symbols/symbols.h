@@ -112,6 +112,9 @@ void dso_free(struct dso *dso);
  * PLT stub's target, then "@plt"), the kernel's as they are; with demangle
  * false, the symbol table's name. Valid as long as the DSO. */
 const char *sym_name(struct dso *dso, const struct symbol *sym, bool demangle);
+/* A mangled C++ or Rust name demangled the same way (without parameters);
+ * NULL when name is not mangled or no demangler is installed. Caller frees. */
+char *sym_demangle(const char *name);
 /* The DSO name perf script prints in parentheses: the recorded path, "[unknown]" if unmapped. */
 const char *sym_dso_name(const struct addr_loc *loc);
 /* Anonymous memory or memory without a file (perf's is_anon_memory() and

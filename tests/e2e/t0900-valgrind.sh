@@ -40,6 +40,7 @@ vg "record" "$OCREC" record -q -e cpu-clock -o "$TMP/perf.data" "$TMP/div"
 if [ -s "$TMP/perf.data" ]; then
 	vg "script" "$OCREC" script -i "$TMP/perf.data"
 	vg "report" "$OCREC" report --stdio -i "$TMP/perf.data"
+	vg "report --pprof (sample mode)" "$OCREC" report -i "$TMP/perf.data" --pprof "$TMP/s.pb.gz"
 fi
 vg "record -b (software sampler)" "$OCREC" record -q -b -F 500 -o "$TMP/b.data" "$TMP/div"
 if [ -s "$TMP/b.data" ]; then
@@ -47,6 +48,7 @@ if [ -s "$TMP/b.data" ]; then
 	vg "report --branch-history" "$OCREC" report --stdio --branch-history -i "$TMP/b.data"
 	vg "report --source" "$OCREC" report --stdio --source -i "$TMP/b.data"
 	vg "report --hot-paths --json" "$OCREC" report --json --hot-paths -i "$TMP/b.data"
+	vg "report --pprof (branch mode)" "$OCREC" report -i "$TMP/b.data" --pprof "$TMP/b.pb.gz"
 	vg "script -F ip,brstack" "$OCREC" script -F ip,brstack -i "$TMP/b.data"
 	head -c 3000 "$TMP/b.data" >"$TMP/cut.data"
 	vg "script on a truncated file" "$OCREC" script -i "$TMP/cut.data"
