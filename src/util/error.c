@@ -11,6 +11,7 @@ static _Thread_local char errbuf[1024];
 static oc_warn_fn warn_handler;
 int oc_verbose;
 
+static void set_msg(const char *fmt, va_list ap, const char *suffix) OC_PRINTF(1, 0);
 static void set_msg(const char *fmt, va_list ap, const char *suffix)
 {
 	int n = vsnprintf(errbuf, sizeof(errbuf), fmt, ap);

@@ -9,10 +9,33 @@
 
 #include "util/util.h"
 
-char *read_file(const char *path, size_t *len)
+/* "16 MiB" */
+static void size_text(size_t n, char *buf, size_t size)
+{
+	if (n >= (1u << 30) && n % (1u << 30) == 0)
+		snprintf(buf, size, "%zu GiB", n >> 30);
+	else if (n >= (1u << 20) && n % (1u << 20) == 0)
+		snprintf(buf, size, "%zu MiB", n >> 20);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, size, "%zu KiB", n >> 10);
+	else
+		snprintf(buf, size, "%zu bytes", n);
+}
+
+static char *too_big(const char *path, size_t max, const char *what)
+{
+	char limit[32];
+
+	size_text(max, limit, sizeof(limit));
+	oc_err("%s: larger than %s, the most ocrec reads of %s", path, limit, what);
+	return NULL;
+}
+
+char *read_file_max(const char *path, size_t *len, size_t max, const char *what)
 {
 	FILE *fp = fopen(path, "rb");
 	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
 	char buf[65536];
 	size_t n;
 
@@ -20,8 +43,19 @@ char *read_file(const char *path, size_t *len)
 		oc_err_errno("cannot open %s", path);
 		return NULL;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+	/* a regular file says its size; a device or a pipe (/dev/zero) is read up to the limit */
+	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+		fclose(fp);
+		return too_big(path, max, what);
+	}
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) {
+		if (n > max - sb.len) {
+			fclose(fp);
+			sb_free(&sb);
+			return too_big(path, max, what);
+		}
 		sb_add(&sb, buf, n);
+	}
 	if (ferror(fp)) {
 		oc_err_errno("cannot read %s", path);
 		fclose(fp);
@@ -32,6 +66,11 @@ char *read_file(const char *path, size_t *len)
 	if (len)
 		*len = sb.len;
 	return sb_detach(&sb);
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	return read_file_max(path, len, SIZE_MAX, "a file");
 }
 
 char *read_line_file(const char *path)
@@ -152,6 +191,78 @@ bool file_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
+}
+
+void lr_init(struct line_reader *lr, FILE *fp, size_t max)
+{
+	memset(lr, 0, sizeof(*lr));
+	lr->fp = fp;
+	lr->max = max;
+}
+
+char *lr_next(struct line_reader *lr, size_t *len)
+{
+	for (;;) {
+		char *line = lr->buf + lr->start, *nl;
+		size_t have = lr->end - lr->start, n;
+
+		nl = have ? memchr(line, '\n', have) : NULL;
+		if (nl || (lr->eof && have)) {
+			size_t l = nl ? (size_t)(nl - line) : have;
+			if (l > lr->max)
+				break;
+			line[l] = 0;   /* the newline, or the byte kept free past the end */
+			lr->start += nl ? l + 1 : l;
+			lr->lineno++;
+			*len = l;
+			return line;
+		}
+		if (lr->eof || have > lr->max)
+			break;
+		/* room for a chunk more (and a NUL) at the end of the buffer */
+		if (lr->start) {
+			memmove(lr->buf, line, have);
+			lr->start = 0;
+			lr->end = have;
+		}
+		if (lr->cap - lr->end < 65536 + 1) {
+			lr->cap = lr->cap ? lr->cap * 2 : 131072;
+			lr->buf = xrealloc(lr->buf, lr->cap);
+		}
+		n = fread(lr->buf + lr->end, 1, lr->cap - lr->end - 1, lr->fp);
+		lr->end += n;
+		if (n == 0)
+			lr->eof = true;
+	}
+	lr->too_long = lr->end - lr->start > lr->max;
+	return NULL;
+}
+
+void lr_free(struct line_reader *lr)
+{
+	free(lr->buf);
+	lr->buf = NULL;
+}
+
+bool is_regular_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int open_regular(const char *path)
+{
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on a regular file) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return oc_err_errno("cannot open %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return oc_err("%s: not a regular file", path);
+	}
+	return fd;
 }
 
 bool is_dir(const char *path)

@@ -64,6 +64,10 @@ static inline const char *sb_str(const struct strbuf *sb) { return sb->buf ? sb-
 /* --- files ------------------------------------------------------------- */
 /* Read a whole file; *len gets its size. NUL-terminated. NULL + oc_err on failure. */
 char *read_file(const char *path, size_t *len);
+/* The same for a file from outside (a user's copy, a download, a name found in
+ * data): more than max bytes, or a stream that goes on past them (/dev/zero),
+ * is an error naming the limit and what the file was for ("a CPUID dump"). */
+char *read_file_max(const char *path, size_t *len, size_t max, const char *what);
 /* Read the first line of a small file (sysfs, /proc), trailing newline removed. */
 char *read_line_file(const char *path);
 /* The state letter of /proc/ID/stat ('R', 'S', 'Z'...); 0 when it is gone. */
@@ -74,6 +78,28 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 int mkdir_p(const char *path, unsigned mode);
 bool file_exists(const char *path);
 bool is_dir(const char *path);
+bool is_regular_file(const char *path);
+/* open(O_RDONLY) of a regular file only: a FIFO, a device or a directory named
+ * in a perf.data or in DWARF is an error, not a wait or an endless read.
+ * The fd, or -1 + oc_err(). */
+int open_regular(const char *path);
+
+/* Lines of a stream, none longer than max bytes: getline() would take all the
+ * memory there is for /dev/zero or a 10 GB line. */
+struct line_reader {
+	FILE *fp;
+	char *buf;
+	size_t start, end, cap, max;
+	unsigned long lineno;       /* of the line last returned, from 1 */
+	bool eof;
+	bool too_long;              /* lr_next() stopped at a line longer than max */
+};
+void lr_init(struct line_reader *lr, FILE *fp, size_t max);
+/* The next line without its newline, NUL-terminated (it may hold NULs: *len
+ * counts them), valid until the next call. NULL at the end, on a read error
+ * (ferror(fp)) or at a line longer than max (too_long). */
+char *lr_next(struct line_reader *lr, size_t *len);
+void lr_free(struct line_reader *lr);
 
 /* Temp-name-and-rename output: fopen a temp file beside path; commit renames it,
  * abort removes it. Nothing is left at path until the commit. */
