@@ -23,6 +23,12 @@
 #define CHUNK (1u << 20)
 #define MAX_RECORD 65536
 #define MISC_BUILD_ID_SIZE (1 << 15)
+/* What a header may claim, whatever the file's size (a sparse file can be a
+ * terabyte of zeros): perf records a few hundred events, one id per CPU or
+ * thread of each, a few thousand build-ids. docs/fuzzing.md lists the limits. */
+#define MAX_ATTRS (1u << 16)
+#define MAX_IDS (1u << 22)
+#define MAX_FEATURE (64u << 20)     /* one feature section; all build-id records */
 #define MISC_MMAP_BUILD_ID (1 << 14)
 
 struct id_map {
@@ -37,8 +43,10 @@ struct pd_reader {
 	uint64_t file_size;         /* 0 in pipe mode */
 	struct pd_info info;
 	size_t cap_attrs, cap_bids;
-	struct id_map *ids;         /* sorted by id */
+	struct id_map *ids;         /* sorted by id once ids_sorted */
 	size_t nr_ids;
+	bool ids_sorted;
+	size_t build_id_bytes;
 	/* how to find the attr of a record (perf's id_pos / is_pos) */
 	int sample_id_pos;          /* u64 index of the id from a sample's start, -1: none */
 	int trailer_id_pos;         /* u64 index of the id from a trailer's end, -1: none */
@@ -119,6 +127,10 @@ static int add_attr(struct pd_reader *r, const void *raw, uint32_t file_size, co
 	struct pd_attr *a;
 	size_t i;
 
+	if (in->nr_attrs >= MAX_ATTRS)
+		return oc_err("more than %u event attributes", MAX_ATTRS);
+	if (nr_ids > MAX_IDS - r->nr_ids)
+		return oc_err("more than %u sample ids", MAX_IDS);
 	GROW(in->attrs, r->cap_attrs, in->nr_attrs + 1);
 	a = &in->attrs[in->nr_attrs];
 	memset(a, 0, sizeof(*a));
@@ -132,17 +144,20 @@ static int add_attr(struct pd_reader *r, const void *raw, uint32_t file_size, co
 		r->ids = xrealloc(r->ids, (r->nr_ids + nr_ids) * sizeof(*r->ids));
 		for (i = 0; i < nr_ids; i++)
 			r->ids[r->nr_ids++] = (struct id_map){ a->ids[i], (int)in->nr_attrs };
+		r->ids_sorted = false;
 	}
 	in->nr_attrs++;
 	return 0;
 }
 
-/* Sorted once after the attrs are in, not per attr: thousands of attrs would
- * make per-attr sorting quadratic. */
+/* Sorted when an id is first looked up after attrs arrived, not per attr:
+ * thousands of attrs (pipe mode sends one record each) would make per-attr
+ * sorting quadratic. */
 static void sort_ids(struct pd_reader *r)
 {
-	if (r->nr_ids)
+	if (!r->ids_sorted && r->nr_ids)
 		qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
+	r->ids_sorted = true;
 }
 
 /* Where the id sits in samples and in sample_id_all trailers (perf's
@@ -170,10 +185,11 @@ static void compute_id_positions(struct pd_reader *r)
 	}
 }
 
-static int attr_of_id(const struct pd_reader *r, uint64_t id)
+static int attr_of_id(struct pd_reader *r, uint64_t id)
 {
 	size_t lo = 0, hi = r->nr_ids;
 
+	sort_ids(r);
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (r->ids[mid].id < id)
@@ -233,14 +249,18 @@ static char *fb_string(struct fbuf *b)
 	return xstrndup((const char *)b->p - len, len);
 }
 
-static void add_build_id(struct pd_reader *r, const unsigned char *rec, size_t size)
+/* 0, or -1 + oc_err() when the build-ids would take more than MAX_FEATURE. */
+static int add_build_id(struct pd_reader *r, const unsigned char *rec, size_t size)
 {
 	struct pd_info *in = &r->info;
 	struct pd_build_id *b;
 	uint16_t misc;
 
 	if (size < 36)
-		return;
+		return 0;
+	r->build_id_bytes += size;
+	if (r->build_id_bytes > MAX_FEATURE)
+		return oc_err("build-id records of more than %u MiB", MAX_FEATURE >> 20);
 	GROW(in->build_ids, r->cap_bids, in->nr_build_ids + 1);
 	b = &in->build_ids[in->nr_build_ids++];
 	memset(b, 0, sizeof(*b));
@@ -251,6 +271,7 @@ static void add_build_id(struct pd_reader *r, const unsigned char *rec, size_t s
 	/* old perf wrote no size: a SHA-1, or fewer bytes with zero padding */
 	b->size = (misc & MISC_BUILD_ID_SIZE) && rec[32] && rec[32] <= 20 ? rec[32] : 20;
 	b->filename = xstrndup((const char *)rec + 36, size - 36);
+	return 0;
 }
 
 static int parse_feature(struct pd_reader *r, int feat, const unsigned char *data, size_t len,
@@ -340,7 +361,8 @@ static int parse_feature(struct pd_reader *r, int feat, const unsigned char *dat
 			memcpy(&h, b.p, sizeof(h));
 			if (h.size < 36 || h.size > b.end - b.p)
 				goto bad;
-			add_build_id(r, b.p, h.size);
+			if (add_build_id(r, b.p, h.size) < 0)
+				return rd_err(r, off, "%s", oc_errmsg());
 			b.p += h.size;
 		}
 		return 0;
@@ -356,6 +378,21 @@ bad:
 	return rd_err(r, off, "malformed %s feature section", feat == PD_FEAT_BUILD_ID ? "BUILD_ID" :
 		      feat == PD_FEAT_EVENT_DESC ? "EVENT_DESC" : feat == PD_FEAT_CMDLINE ? "CMDLINE" :
 		      "header");
+}
+
+/* The features parse_feature() reads; the others are skipped unread (tracing
+ * data alone can be megabytes). */
+static bool feature_is_read(int feat)
+{
+	switch (feat) {
+	case PD_FEAT_BUILD_ID: case PD_FEAT_HOSTNAME: case PD_FEAT_OSRELEASE: case PD_FEAT_VERSION:
+	case PD_FEAT_ARCH: case PD_FEAT_NRCPUS: case PD_FEAT_CPUDESC: case PD_FEAT_CPUID:
+	case PD_FEAT_TOTAL_MEM: case PD_FEAT_CMDLINE: case PD_FEAT_EVENT_DESC: case PD_FEAT_SAMPLE_TIME:
+	case PD_FEAT_CPU_PMU_CAPS:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int read_features(struct pd_reader *r)
@@ -377,9 +414,14 @@ static int read_features(struct pd_reader *r)
 		if (!pd_has_feature(in, feat))
 			continue;
 		/* a feature perf does not know is skipped; one that is only a flag has size 0 */
-		if (secs[k][1] && (feat <= PD_FEAT_SAMPLE_TIME || feat == PD_FEAT_CPU_PMU_CAPS)) {
+		if (secs[k][1] && feature_is_read(feat)) {
 			if (secs[k][1] > r->file_size)
 				goto bad_size;
+			if (secs[k][1] > MAX_FEATURE) {
+				rd_err(r, off + (uint64_t)k * 16 + 8, "feature section %d of %llu bytes: larger than "
+				       "the %u MiB ocrec reads", feat, (unsigned long long)secs[k][1], MAX_FEATURE >> 20);
+				goto fail;
+			}
 			data = xmalloc(secs[k][1]);
 			if (pread_all(r, data, secs[k][1], secs[k][0], "feature section") < 0 ||
 			    parse_feature(r, feat, data, secs[k][1], secs[k][0]) < 0) {
@@ -429,6 +471,9 @@ static int open_file_mode(struct pd_reader *r, uint64_t hsize)
 			      (unsigned long long)in->data_size, (unsigned long long)in->data_offset,
 			      (unsigned long long)r->file_size);
 	nr = attrs_size / attr_size;
+	if (nr > MAX_ATTRS)
+		return rd_err(r, 32, "attr section of %llu bytes holds %llu event attributes, more than %u",
+			      (unsigned long long)attrs_size, (unsigned long long)nr, MAX_ATTRS);
 	off = attrs_off;
 	ids_total = 0;
 	for (i = 0; i < nr; i++) {
@@ -455,6 +500,8 @@ static int open_file_mode(struct pd_reader *r, uint64_t hsize)
 		ids_total += sec[1];
 		if (ids_total > r->file_size)
 			return rd_err(r, off + asize, "attr ids sections add up to more than the file");
+		if (ids_total / 8 > MAX_IDS)
+			return rd_err(r, off + asize, "attr ids sections hold more than %u ids", MAX_IDS);
 		if (sec[1]) {
 			ids = xmalloc(sec[1]);
 			if (pread_all(r, ids, sec[1], sec[0], "attr ids") < 0) {
@@ -465,7 +512,7 @@ static int open_file_mode(struct pd_reader *r, uint64_t hsize)
 		ret = add_attr(r, raw, asize, ids, sec[1] / 8);
 		free(ids);
 		if (ret < 0)
-			return -1;
+			return rd_err(r, off, "%s", oc_errmsg());
 		off += attr_size;
 	}
 	if (!in->nr_attrs)
@@ -787,8 +834,8 @@ static int pipe_header_record(struct pd_reader *r, const struct pd_event *ev, co
 			asize = 64;
 		if (asize < 64 || 8 + (size_t)asize > size || (size - 8 - asize) % 8)
 			return rd_err(r, off, "HEADER_ATTR record with attr size %u in %zu bytes", asize, size);
-		add_attr(r, rec + 8, asize, rec + 8 + asize, (size - 8 - asize) / 8);
-		sort_ids(r);
+		if (add_attr(r, rec + 8, asize, rec + 8 + asize, (size - 8 - asize) / 8) < 0)
+			return rd_err(r, off, "%s", oc_errmsg());
 		compute_id_positions(r);
 	} else if (ev->type == PD_RECORD_HEADER_FEATURE) {
 		uint64_t feat;
@@ -800,8 +847,8 @@ static int pipe_header_record(struct pd_reader *r, const struct pd_event *ev, co
 			return parse_feature(r, (int)feat, rec + 16, size - 16, off + 16);
 		}
 	} else if (ev->type == PD_RECORD_HEADER_BUILD_ID) {
-		if (size >= 36)
-			add_build_id(r, rec, size);
+		if (add_build_id(r, rec, size) < 0)
+			return rd_err(r, off, "%s", oc_errmsg());
 	}
 	return 0;
 }
