@@ -133,6 +133,9 @@ char *ev_pfm_coverage(struct ev_context *ctx);
 int ev_index_load(const char *key, struct ev_tables **out);
 /* Store ts under key (best effort: a cache that cannot be written is skipped). */
 void ev_index_save(const char *key, const struct ev_tables *ts);
+/* Write the checksum that ends an index image of len bytes (ev_index_save does;
+ * the fuzz target does it to reach the checks behind the checksum). */
+void ev_index_seal(void *image, size_t len);
 
 /* --- suggest.c --------------------------------------------------------------- */
 /* Append "; did you mean A, B, C?" with up to three known names close to spec. */

@@ -2,7 +2,9 @@
  * they already are ($XDG_CACHE_HOME/ocrec/index/<hash of key>.idx), so that a
  * later run maps one file instead of parsing megabytes of JSON. The index
  * names every source file with its size and mtime and is used only while all
- * of them are unchanged. */
+ * of them are unchanged. A checksum over the whole file ends it: a damaged
+ * index (a disk error, a copy cut short) is rebuilt, never used; and every
+ * count and offset in it is checked against the file before it is read. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 #include "events/ev-internal.h"
 
 #define IDX_MAGIC "OCRECIX1"
-#define IDX_VERSION 3
+#define IDX_VERSION 4
 
 struct idx_header {
 	char magic[8];
@@ -35,6 +37,22 @@ struct idx_table {
 static size_t pad8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
+}
+
+/* The checksum of an index image: its 64-bit words but the last, which holds it. */
+static uint64_t image_sum(const void *image, size_t len)
+{
+	return hash_words(image, len / 8 - 1);
+}
+
+void ev_index_seal(void *image, size_t len)
+{
+	uint64_t sum;
+
+	if (len < 8 || len % 8)
+		return;   /* not an index image: the reader refuses it whatever its end says */
+	sum = image_sum(image, len);
+	memcpy((char *)image + len - 8, &sum, 8);
 }
 
 static char *index_path(const char *key)
@@ -104,6 +122,15 @@ int ev_index_load(const char *key, struct ev_tables **out)
 		return 1;
 	c.base = map;
 	c.len = (size_t)st.st_size;
+	{
+		uint64_t sum;
+		if (c.len % 8 || c.len < sizeof(*h) + 8)
+			goto miss;
+		memcpy(&sum, c.base + c.len - 8, 8);
+		if (sum != image_sum(c.base, c.len))
+			goto miss;
+	}
+	c.len -= 8;   /* the checksum is not part of what the cursor reads */
 	h = take(&c, sizeof(*h));
 	if (!h || memcmp(h->magic, IDX_MAGIC, 8) != 0 || h->version != IDX_VERSION ||
 	    h->rec_size != sizeof(struct ev_rec) || h->key_len != strlen(key) || h->origin > EV_ORIGIN_LINUX)
@@ -115,7 +142,7 @@ int ev_index_load(const char *key, struct ev_tables **out)
 	}
 	ts = xcalloc(1, sizeof(*ts));
 	ts->mapping = map;
-	ts->mapping_len = c.len;
+	ts->mapping_len = (size_t)st.st_size;
 	ts->origin = (enum ev_origin)h->origin;
 	{
 		const char *src = take(&c, h->source_len);
@@ -173,13 +200,15 @@ int ev_index_load(const char *key, struct ev_tables **out)
 			}
 		}
 	}
+	if (c.off != c.len)
+		goto miss;   /* bytes nothing accounts for */
 	*out = ts;
 	return 0;
 miss:
 	if (ts)
 		ev_tables_free(ts);   /* unmaps */
 	else
-		munmap(map, c.len);
+		munmap(map, (size_t)st.st_size);
 	return 1;
 }
 
@@ -194,6 +223,7 @@ static void put(struct strbuf *sb, const void *p, size_t n)
 
 void ev_index_save(const char *key, const struct ev_tables *ts)
 {
+	static const uint64_t zero_sum;
 	struct strbuf sb = STRBUF_INIT;
 	struct idx_header h;
 	char *path = index_path(key), *dir = xstrdup(path), *slash = strrchr(dir, '/');
@@ -240,6 +270,8 @@ void ev_index_save(const char *key, const struct ev_tables *ts)
 		put(&sb, t->sorted, (size_t)t->nr_sorted * sizeof(uint32_t));
 		put(&sb, t->pool, t->pool_len);
 	}
+	put(&sb, &zero_sum, sizeof(zero_sum));
+	ev_index_seal(sb.buf, sb.len);
 	if (slash)
 		*slash = 0;
 	if (mkdir_p(dir, 0755) == 0 && write_file_atomic(path, sb.buf, sb.len) == 0)
