@@ -196,6 +196,20 @@ static bool pmu_in_sysfs(struct ev_context *ctx, const char *pmu)
 	return ev_pmu_get(ctx, pmu)->in_sysfs;
 }
 
+/* Does a mapfile's file name climb out of the tree (a ".." component)? A
+ * download would write it outside the cache. */
+static bool climbs_out(const char *file)
+{
+	const char *p = file;
+
+	while ((p = strstr(p, ".."))) {
+		if ((p == file || p[-1] == '/') && (p[2] == 0 || p[2] == '/'))
+			return true;
+		p += 2;
+	}
+	return false;
+}
+
 int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows)
 {
 	size_t n = 0, cap = 0;
@@ -208,7 +222,10 @@ int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows)
 		if (!strncmp(line, "Family-model", 12) || !*str_trim(line) || line[0] == '#')
 			continue;
 		f = str_split(line, ',', &nf);
-		if (nf >= 4 && (!id || cpu_pattern_matches(str_trim(f[0]), id))) {
+		if (nf >= 4 && climbs_out(f[2])) {
+			oc_warn("mapfile.csv: the row of %s names %s, outside its directory: ignored",
+				str_trim(f[0]), str_trim(f[2]));
+		} else if (nf >= 4 && (!id || cpu_pattern_matches(str_trim(f[0]), id))) {
 			struct ev_map_row r = {
 				xstrdup(str_trim(f[0])), xstrdup(str_trim(f[2])), xstrdup(str_trim(f[3])),
 				xstrdup(nf > 4 ? str_trim(f[4]) : ""), xstrdup(nf > 6 ? str_trim(f[6]) : ""),
