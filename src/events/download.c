@@ -88,6 +88,7 @@ struct fetch {
 	char *rate_remaining, *rate_reset; /* GitHub's X-RateLimit-* headers */
 	long status;
 	bool not_modified;
+	bool too_big;              /* the body went past EV_MAX_TABLE_FILE: the transfer was stopped */
 	bool github_api;           /* a request to GitHub's REST API */
 	bool listing;              /* a directory's file names (linux), "DIR/.listing" in the cache */
 };
@@ -106,6 +107,10 @@ struct transfer {
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct fetch *f = arg;
+	if (size * n > EV_MAX_TABLE_FILE - f->body.len) {
+		f->too_big = true;
+		return 0;   /* curl stops the transfer */
+	}
 	sb_add(&f->body, data, size * n);
 	return size * n;
 }
@@ -224,6 +229,9 @@ static int fetch_one(CURL *curl, const struct ev_download_opts *o, struct fetch 
 	cu.slist_free_all(hdrs);
 	free(etag);
 	free(lm);
+	if (f->too_big)
+		return oc_err("%s: larger than %u MiB, the most ocrec reads of an event file", f->url,
+			      EV_MAX_TABLE_FILE >> 20);
 	if (rc != CURLE_OK)
 		return oc_err("%s: %s", f->url, *errbuf ? errbuf : cu.easy_strerror(rc));
 	cu.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &f->status);
@@ -268,6 +276,9 @@ static int check_json(const struct fetch *f, enum ev_source source)
 
 static int check_mapfile(const struct fetch *f, enum ev_source source)
 {
+	if (f->body.len > EV_MAX_MAPFILE)
+		return oc_err("%s: larger than %u MiB, the most ocrec reads of a mapfile.csv", f->url,
+			      EV_MAX_MAPFILE >> 20);
 	if (!str_starts_with(sb_str(&f->body), "Family-model,"))
 		return oc_err("%s: not a %s mapfile.csv (it should start with \"Family-model,\")", f->url,
 			      kind_name(source));
@@ -693,7 +704,7 @@ int ev_download(const struct ev_download_opts *o, struct ev_download_result *res
 		goto out;
 	if (d.files[0].not_modified) {
 		size_t len;
-		text = read_file(d.files[0].path, &len);
+		text = read_file_max(d.files[0].path, &len, EV_MAX_MAPFILE, "a mapfile.csv");
 		if (!text)
 			goto out;
 	} else {

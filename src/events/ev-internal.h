@@ -75,6 +75,16 @@ static inline const char *rec_str(const struct ev_table *t, uint32_t off)
 }
 
 /* --- perfmon.c: reading tables ------------------------------------------ */
+/* The largest event file (JSON table, mapfile.csv) ocrec reads or downloads:
+ * Intel's and the kernel's are under 4 MB; jansson needs about 7 bytes of
+ * memory per byte of JSON. docs/fuzzing.md lists the limits. */
+#define EV_MAX_TABLE_FILE (32u << 20)
+/* mapfile.csv: Intel's has 260 rows in 20 KB. */
+#define EV_MAX_MAPFILE (1u << 20)
+/* What the tables of one CPU may hold (Sapphire Rapids, core and uncore: 4,000
+ * events and 2 MB of text); the string pool's offsets are 32-bit. */
+#define EV_MAX_EVENTS (1u << 18)
+#define EV_MAX_POOL (256u << 20)
 struct ev_table *ev_table_new(const char *pmu);
 void ev_table_free(struct ev_table *t);
 /* Add the events of one perfmon/pmu-events JSON file. uncore: the table for

@@ -178,6 +178,9 @@ static int add_row(struct ev_table *core, struct ev_table *uncore, const char *p
 	t = unit ? uncore : core;
 	if (!t)
 		return 0;
+	if (t->nr >= EV_MAX_EVENTS || t->pool_len > EV_MAX_POOL)
+		return oc_err("%s: more than %u events or %u MiB of text: the most ocrec loads for a CPU",
+			      path, EV_MAX_EVENTS, EV_MAX_POOL >> 20);
 	r = rec_add(t);
 	trimmed = xstrdup(name);
 	{
@@ -283,13 +286,22 @@ static json_t *table_rows(json_t *root, const char *name)
 static json_t *load_rows(const char *path)
 {
 	json_error_t jerr;
-	json_t *root = json_load_file(path, JSON_DECODE_ANY, &jerr);
+	json_t *root;
+	size_t len;
+	char *text;
 
+	if (!file_exists(path)) {
+		oc_err_errno("%s", path);
+		return NULL;
+	}
+	/* bounded: a 1 GB "table" (or /dev/zero) is refused before jansson builds it */
+	text = read_file_max(path, &len, EV_MAX_TABLE_FILE, "an event table");
+	if (!text)
+		return NULL;
+	root = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+	free(text);
 	if (!root) {
-		if (!file_exists(path))
-			oc_err_errno("%s", path);
-		else
-			oc_err("%s:%d: not a valid JSON event table: %s", path, jerr.line, jerr.text);
+		oc_err("%s:%d: not a valid JSON event table: %s", path, jerr.line, jerr.text);
 		return NULL;
 	}
 	return table_rows(root, path);
@@ -344,6 +356,7 @@ int ev_table_add_matrix(struct ev_table *core, const char *path)
 	size_t nreq = 0, nresp = 0, creq = 0, cresp = 0, i, j;
 	const struct ev_rec *base;
 	struct ev_rec proto;
+	int ret = 0;
 
 	ev_table_finish(core);
 	base = ev_table_find(core, "OFFCORE_RESPONSE");
@@ -372,11 +385,23 @@ int ev_table_add_matrix(struct ev_table *core, const char *path)
 			resp[nresp++] = p;
 		}
 	}
+	/* every request with every response: a hostile file could ask for billions */
+	if (nresp && (core->nr >= EV_MAX_EVENTS || nreq > (EV_MAX_EVENTS - core->nr) / nresp)) {
+		ret = oc_err("%s: %zu requests times %zu responses make more than %u events", path, nreq,
+			     nresp, EV_MAX_EVENTS);
+		goto out;
+	}
 	for (i = 0; i < nreq; i++) {
 		for (j = 0; j < nresp; j++) {
-			char *name = xasprintf("OFFCORE_RESPONSE.%s.%s", req[i].name, resp[j].name);
-			char *desc = xasprintf("%s %s", req[i].desc, resp[j].desc);
+			char *name, *desc;
 			struct ev_rec *r;
+			if (core->pool_len > EV_MAX_POOL) {
+				ret = oc_err("%s: the events it makes hold more than %u MiB of text", path,
+					     EV_MAX_POOL >> 20);
+				goto out;
+			}
+			name = xasprintf("OFFCORE_RESPONSE.%s.%s", req[i].name, resp[j].name);
+			desc = xasprintf("%s %s", req[i].desc, resp[j].desc);
 			if (ev_table_find(core, name)) {
 				free(name);
 				free(desc);
@@ -394,11 +419,12 @@ int ev_table_add_matrix(struct ev_table *core, const char *path)
 			free(desc);
 		}
 	}
+out:
 	free(req);
 	free(resp);
 	json_decref(rows);
 	ev_table_finish(core);
-	return 0;
+	return ret;
 }
 
 static int cmp_rec(const void *a, const void *b, void *arg)

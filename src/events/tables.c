@@ -242,7 +242,7 @@ int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows)
 static int read_mapfile(const char *mapfile, const char *id, struct ev_map_row **rows)
 {
 	size_t len;
-	char *text = read_file(mapfile, &len);
+	char *text = read_file_max(mapfile, &len, EV_MAX_MAPFILE, "a mapfile.csv");
 	int n;
 
 	*rows = NULL;
