@@ -1,6 +1,7 @@
 /* cpu_detect(): which CPU — this one (CPUID), or one named by a perfmon CPU
  * string, a /proc/cpuinfo copy or a CPUID dump — then its name and LBR from
  * the tables (lbr_table.c). */
+#define _DEFAULT_SOURCE   /* strsep */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -55,30 +56,30 @@ int cpu_parse_string(const char *s, struct cpu_desc *out)
 	return ret;
 }
 
+/* /proc/cpuinfo of a 1024-CPU machine is about 2 MB. */
+#define MAX_CPUINFO (16u << 20)
+
 /* The first processor's vendor_id, cpu family, model and stepping. */
 static int parse_cpuinfo(const char *path, struct cpu_desc *out)
 {
 	static const char *const keys[] = { "vendor_id", "cpu family", "model", "stepping" };
-	char *text = read_file(path, NULL);
+	char *text = read_file_max(path, NULL, MAX_CPUINFO, "a /proc/cpuinfo copy");
 	char *values[ARRAY_SIZE(keys)] = { NULL };
-	char **lines, **l;
-	int ret = 0, lineno = 0;
+	char *rest = text, *line;
+	int ret = 0;
 	size_t k;
 
 	if (!text)
 		return -1;
-	lines = str_split(text, '\n', NULL);
-	free(text);
-	for (l = lines; *l; l++) {
-		char *colon = strchr(*l, ':'), *key;
-		lineno++;
+	while ((line = strsep(&rest, "\n"))) {
+		char *colon = strchr(line, ':'), *key;
 		if (!colon) {
-			if (*str_trim(*l) == 0 && values[0])
+			if (*str_trim(line) == 0 && values[0])
 				break;  /* end of the first processor's block */
 			continue;
 		}
 		*colon = 0;
-		key = str_trim(*l);
+		key = str_trim(line);
 		for (k = 0; k < ARRAY_SIZE(keys); k++)
 			if (strcmp(key, keys[k]) == 0 && !values[k])
 				values[k] = str_trim(colon + 1);
@@ -100,7 +101,7 @@ static int parse_cpuinfo(const char *path, struct cpu_desc *out)
 		else
 			strcpy(out->vendor, values[0]);
 	}
-	strv_free(lines);
+	free(text);
 	return ret;
 }
 

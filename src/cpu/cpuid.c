@@ -1,4 +1,5 @@
 /* CPUID leaves from the CPU itself or from a `cpuid -r` dump. */
+#define _DEFAULT_SOURCE   /* strsep */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,17 +13,33 @@
 
 static const char line_form[] = "'0xLEAF 0xSUBLEAF: eax=0x... ebx=0x... ecx=0x... edx=0x...'";
 
-static void add_entry(struct cpuid_leaves *c, const struct cpuid_entry *ent)
+/* A dump of one CPU has about 100 leaves; a file of a million lines must not
+ * take a million squared steps, so lines are appended, then sorted. */
+#define MAX_CPUID_DUMP (16u << 20)
+
+static int cmp_entry(const void *a, const void *b)
 {
-	size_t i;
+	const struct cpuid_entry *x = a, *y = b;
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	if (x->subleaf != y->subleaf)
+		return x->subleaf < y->subleaf ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Sort by leaf and subleaf; of the lines for one leaf the later wins. */
+static void sort_entries(struct cpuid_leaves *c)
+{
+	size_t i, n = 0;
+
+	if (c->n > 1)
+		qsort(c->e, c->n, sizeof(*c->e), cmp_entry);
 	for (i = 0; i < c->n; i++) {
-		if (c->e[i].leaf == ent->leaf && c->e[i].subleaf == ent->subleaf) {
-			c->e[i] = *ent;   /* a later line for the same leaf wins */
-			return;
-		}
+		if (i + 1 < c->n && c->e[i + 1].leaf == c->e[i].leaf && c->e[i + 1].subleaf == c->e[i].subleaf)
+			continue;
+		c->e[n++] = c->e[i];
 	}
-	GROW(c->e, c->cap, c->n + 1);
-	c->e[c->n++] = *ent;
+	c->n = n;
 }
 
 static bool fits_u32(const unsigned long long *v, size_t n)
@@ -48,13 +65,12 @@ static int cpu_header(const char *s)
 
 int cpuid_parse(struct cpuid_leaves *c, const char *text, const char *name)
 {
-	char **lines = str_split(text, '\n', NULL);
+	char *copy = xstrdup(text), *rest = copy, *line;
 	int lineno = 0, ret = 0;
-	char **l;
 
 	memset(c, 0, sizeof(*c));
-	for (l = lines; *l; l++) {
-		char *s = str_trim(*l);
+	while ((line = strsep(&rest, "\n"))) {
+		char *s = str_trim(line);
 		struct cpuid_entry ent;
 		unsigned long long v[6];
 		int end = 0, cpu;
@@ -74,15 +90,18 @@ int cpuid_parse(struct cpuid_leaves *c, const char *text, const char *name)
 				     name, lineno, line_form);
 			break;
 		}
+		ent.line = (uint32_t)lineno;
 		ent.leaf = (uint32_t)v[0];
 		ent.subleaf = (uint32_t)v[1];
 		ent.r.eax = (uint32_t)v[2];
 		ent.r.ebx = (uint32_t)v[3];
 		ent.r.ecx = (uint32_t)v[4];
 		ent.r.edx = (uint32_t)v[5];
-		add_entry(c, &ent);
+		GROW(c->e, c->cap, c->n + 1);
+		c->e[c->n++] = ent;
 	}
-	strv_free(lines);
+	free(copy);
+	sort_entries(c);
 	if (ret == 0) {
 		struct cpuid_regs r;
 		if (!cpuid_query(c, 0, 0, &r) || !cpuid_query(c, 1, 0, &r))
@@ -95,7 +114,7 @@ int cpuid_parse(struct cpuid_leaves *c, const char *text, const char *name)
 
 int cpuid_load(struct cpuid_leaves *c, const char *path)
 {
-	char *text = read_file(path, NULL);
+	char *text = read_file_max(path, NULL, MAX_CPUID_DUMP, "a CPUID dump");
 	int ret;
 	if (!text)
 		return -1;
@@ -119,7 +138,7 @@ int cpuid_use_live(struct cpuid_leaves *c)
 static bool live_query(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
 	/* __get_cpuid_max checks the range the CPU implements (basic or extended) */
-	if (__get_cpuid_max(leaf & 0x80000000u, NULL) < leaf)
+	if ((uint32_t)__get_cpuid_max(leaf & 0x80000000u, NULL) < leaf)
 		return false;
 	__cpuid_count(leaf, subleaf, r->eax, r->ebx, r->ecx, r->edx);
 	return true;
@@ -128,16 +147,23 @@ static bool live_query(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 
 bool cpuid_query(const struct cpuid_leaves *c, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
-	size_t i;
+	size_t lo = 0, hi = c->n;
+
 #ifdef HAVE_CPUID_INSN
 	if (c->live)
 		return live_query(leaf, subleaf, r);
 #endif
-	for (i = 0; i < c->n; i++) {
-		if (c->e[i].leaf == leaf && c->e[i].subleaf == subleaf) {
-			*r = c->e[i].r;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cpuid_entry *e = &c->e[mid];
+		if (e->leaf == leaf && e->subleaf == subleaf) {
+			*r = e->r;
 			return true;
 		}
+		if (e->leaf < leaf || (e->leaf == leaf && e->subleaf < subleaf))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return false;
 }

@@ -15,10 +15,11 @@ struct cpuid_regs {
 struct cpuid_entry {
 	uint32_t leaf, subleaf;
 	struct cpuid_regs r;
+	uint32_t line;            /* where it was in the dump: a later line for a leaf wins */
 };
 
 struct cpuid_leaves {
-	struct cpuid_entry *e;
+	struct cpuid_entry *e;    /* sorted by leaf and subleaf */
 	size_t n, cap;
 	bool live;                /* query the CPU itself instead of e[] */
 };
