@@ -122,6 +122,13 @@ static void srcfiles_init(struct srcfiles *sf)
 	kmap_init(&sf->map, 1);
 }
 
+/* A source file DWARF names: a regular file (never a FIFO or a device a
+ * hostile binary could name) of a size a source file has. */
+static char *source_text(const char *path, size_t *len)
+{
+	return is_regular_file(path) ? read_file_max(path, len, 64u << 20, "a source file") : NULL;
+}
+
 static const char *source_line(struct report *r, struct srcfiles *sf, const char *path, unsigned line)
 {
 	struct srcfile *f;
@@ -139,10 +146,10 @@ static const char *source_line(struct report *r, struct srcfiles *sf, const char
 		size_t len, cap = 0;
 		char *p;
 		f->tried = true;
-		f->text = read_file(path, &len);
+		f->text = source_text(path, &len);
 		if (!f->text && r->opts.sym.symfs) {
 			char *alt = xasprintf("%s/%s", r->opts.sym.symfs, path);
-			f->text = read_file(alt, &len);
+			f->text = source_text(alt, &len);
 			free(alt);
 		}
 		oc_err_clear();

@@ -1,7 +1,6 @@
 /* buildid.c — GNU build-id notes: of an ELF file (its note sections, else its
  * note segments when the section headers are gone) and of the running kernel
  * (/sys/kernel/notes), for the symbol search and the recorder alike. */
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +78,10 @@ size_t sym_file_build_id(const char *path, uint8_t id[20])
 	Elf *elf;
 	int fd;
 
-	if (is_dir(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open_regular(path)) < 0) {
+		oc_err_clear();
 		return 0;
+	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)

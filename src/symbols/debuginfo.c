@@ -9,7 +9,6 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,9 +339,8 @@ struct debuginfo *di_open(const char *path)
 
 	elf_version(EV_CURRENT);
 	di = xcalloc(1, sizeof(*di));
-	di->fd = open(path, O_RDONLY | O_CLOEXEC);
+	di->fd = open_regular(path);
 	if (di->fd < 0) {
-		oc_err_errno("cannot open %s", path);
 		free(di);
 		return NULL;
 	}

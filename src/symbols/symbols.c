@@ -8,7 +8,6 @@
  * global, fewer leading underscores, longer name), PLT entries named "f@plt".
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -310,9 +309,9 @@ static int load_elf(struct dso *dso, const char *path, uint8_t *file_id, size_t 
 	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
-		return oc_err_errno("cannot open %s", path);
+		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
 		if (elf)
@@ -476,13 +475,20 @@ static bool is_identity_name(const char *name)
 	return sym_is_anon_map(name) || str_starts_with(name, "/tmp/perf-");
 }
 
+/* /proc/kallsyms is 10-20 MB with every module; a JIT's map of a long run
+ * can be bigger. */
+#define MAX_KALLSYMS (64u << 20)
+#define MAX_PERF_MAP (256u << 20)
+
 /* A JIT's symbols, perf's /tmp/perf-PID.map: "START SIZE NAME" lines, hex
  * (dso__load_perf_map()); absolute addresses. */
 static void load_perf_map(struct dso *d)
 {
 	struct sym_build b = { 0 };
 	size_t len;
-	char *text = read_file(d->name, &len), *line, *save = NULL;
+	char *text = is_regular_file(d->name) ? read_file_max(d->name, &len, MAX_PERF_MAP,
+								"a perf-PID.map JIT symbol file") : NULL;
+	char *line, *save = NULL;
 
 	if (!text) {
 		oc_err_clear();
@@ -575,10 +581,12 @@ static void add_image_plt(struct dso *d, const char *path)
 	struct sym_build b = { 0 };
 	size_t i, nr_plt;
 	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 
-	if (fd < 0)
+	if (fd < 0) {
+		oc_err_clear();
 		return;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	for (i = 0; i < d->nr_syms; i++) {
 		add_sym(&b, d->syms[i].start, d->syms[i].size, d->syms[i].name, STB_GLOBAL);
@@ -988,7 +996,7 @@ static void load_kallsyms(struct symtab *st, struct dso *d, const char *path)
 	struct sym_build b = { 0 };
 	uint64_t reloc = 0;
 	size_t len, i;
-	char *text = read_file(path, &len), *line, *save = NULL;
+	char *text = read_file_max(path, &len, MAX_KALLSYMS, "a kallsyms file"), *line, *save = NULL;
 	if (!text) {
 		if (!st->opts.quiet)
 			oc_warn("%s", oc_errmsg());
