@@ -3,7 +3,6 @@
  * chunk, as llvm-profgen disassembles per symbol), and runtime address mapping. */
 #include <capstone/capstone.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
@@ -116,8 +115,10 @@ static int read_elf(struct afdo_binary *b)
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
 			continue;
+		/* the section's bytes must lie in the file, its addresses must not wrap */
 		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size &&
-		    sh.sh_offset + sh.sh_size <= b->map_len) {
+		    sh.sh_offset <= b->map_len && sh.sh_size <= b->map_len - sh.sh_offset &&
+		    sh.sh_size <= UINT64_MAX - sh.sh_addr) {
 			b->secs = xrealloc(b->secs, (b->nr_secs + 1) * sizeof(*b->secs));
 			b->secs[b->nr_secs++] = (struct exec_section){ sh.sh_addr, sh.sh_size, sh.sh_offset };
 		}
@@ -170,11 +171,13 @@ struct afdo_binary *afdo_binary_open(const char *path)
 	elf_version(EV_CURRENT);
 	b = xcalloc(1, sizeof(*b));
 	b->path = xstrdup(path);
-	b->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (b->fd < 0) {
+	if (!file_exists(path)) {
 		oc_err_errno("binary %s not found", path);
 		goto fail;
 	}
+	b->fd = open_regular(path);
+	if (b->fd < 0)
+		goto fail;
 	if (realpath(path, real))
 		b->real = xstrdup(real);
 	if (fstat(b->fd, &st) != 0 || st.st_size == 0) {
@@ -308,7 +311,9 @@ static void decode_chunk(struct afdo_binary *b, struct chunk *ch)
 	}
 	while (addr < ch->end && addr < sec->addr + sec->size) {
 		const uint8_t *code = b->map + sec->offset + (addr - sec->addr);
-		size_t left = (size_t)(ch->end - addr);
+		/* chunks of overlapping sections may run past this one's bytes */
+		uint64_t end = ch->end < sec->addr + sec->size ? ch->end : sec->addr + sec->size;
+		size_t left = (size_t)(end - addr);
 		uint64_t pc = addr;
 		unsigned len;
 
