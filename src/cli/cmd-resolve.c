@@ -110,17 +110,22 @@ int cmd_resolve(int argc, char **argv)
 		return cli_fail();
 	for (i = optind; i < argc; i++) {
 		if (!strcmp(argv[i], "-")) {
-			char *line = NULL;
-			size_t cap = 0;
-			ssize_t len;
+			struct line_reader lr;
+			char *line;
+			size_t len;
 			ev_set_quiet(ctx, true);   /* bulk runs: errors only */
-			while ((len = getline(&line, &cap, stdin)) >= 0) {
+			lr_init(&lr, stdin, 64 * 1024);
+			while ((line = lr_next(&lr, &len))) {
 				char *name = str_trim(line);
 				if (!*name)
 					continue;
 				all_ok &= resolve_one(ctx, name, true, attrs);
 			}
-			free(line);
+			if (lr.too_long) {
+				fprintf(stderr, "ocrec: <stdin>:%lu: an event name longer than 64 KiB\n", lr.lineno + 1);
+				all_ok = false;
+			}
+			lr_free(&lr);
 			continue;
 		}
 		all_ok &= resolve_one(ctx, argv[i], false, attrs);
