@@ -116,10 +116,9 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 {
 	struct reader r = { .path = path, .bin = b, .counts = c };
 	FILE *fp = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	unsigned long lineno = 0;
+	struct line_reader lr;
+	char *line;
+	size_t len;
 	int ret = 0;
 
 	(void)opts;
@@ -127,10 +126,11 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 		return oc_err_errno("cannot open %s", path);
 	r.mapper = afdo_mapper_new(b, true);
 	hmap_init(&r.index, sizeof(struct afdo_pair), sizeof(uint64_t), NULL);
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	lr_init(&lr, fp, PST_MAX_LINE);
+	while ((line = lr_next(&lr, &len))) {
 		char *p = line, *end, *mm;
+		unsigned long lineno = lr.lineno;
 
-		lineno++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		while (isspace((unsigned char)*p))
@@ -162,13 +162,15 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 		if (r.bytes > MAX_PENDING_BYTES)
 			flush_lines(&r);
 	}
-	if (ferror(fp) && !ret)
+	if (!ret && lr.too_long)
+		ret = oc_err("%s:%lu: a line longer than %u MiB", path, lr.lineno + 1, PST_MAX_LINE >> 20);
+	else if (ferror(fp) && !ret)
 		ret = oc_err_errno("cannot read %s", path);
 	flush_lines(&r);
 	if (!ret && !r.stacks)
 		ret = oc_err("%s: no branch stacks in the file (want `perf script -F ip,brstack` output)", path);
 	free(r.lines);
-	free(line);
+	lr_free(&lr);
 	fclose(fp);
 	afdo_mapper_free(r.mapper);
 	return ret;

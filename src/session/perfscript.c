@@ -282,9 +282,9 @@ int session_read_perfscript(struct session *s, const char *path, const char *bin
 	FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	struct pd_branch *br = NULL;
 	uint64_t *cc = NULL;
-	size_t cap_br = 0, cap_cc = 0, nr_cc = 0, lineno = 0, linecap = 0;
-	char *line = NULL;
-	ssize_t len;
+	size_t cap_br = 0, cap_cc = 0, nr_cc = 0, lineno = 0, len;
+	struct line_reader lr;
+	char *line;
 	uint32_t pid = 0;
 	bool mapped = false;
 	unsigned event;
@@ -297,11 +297,12 @@ int session_read_perfscript(struct session *s, const char *path, const char *bin
 	event = session_add_event(s, "perf-script", &text_attr.attr);
 	s->tool = tool;
 	s->arg = arg;
-	while (!ret && (len = getline(&line, &linecap, fp)) >= 0) {
+	lr_init(&lr, fp, PST_MAX_LINE);
+	while (!ret && (line = lr_next(&lr, &len))) {
 		struct pst_line pl;
 		struct pd_sample smp;
 
-		lineno++;
+		lineno = lr.lineno;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		/* an entry takes at least 8 characters */
@@ -323,6 +324,11 @@ int session_read_perfscript(struct session *s, const char *path, const char *bin
 			mapped = true;
 			break;
 		case PST_ADDRESS:
+			if (nr_cc == PST_MAX_CALL_STACK) {
+				ret = oc_err("%s:%zu: a call stack of more than %u addresses", path, lineno,
+					     PST_MAX_CALL_STACK);
+				break;
+			}
 			GROW(cc, cap_cc, nr_cc + 1);
 			cc[nr_cc++] = pl.ip;
 			break;
@@ -350,7 +356,11 @@ int session_read_perfscript(struct session *s, const char *path, const char *bin
 			break;
 		}
 	}
-	free(line);
+	if (!ret && lr.too_long)
+		ret = oc_err("%s:%lu: a line longer than %u MiB", path, lr.lineno + 1, PST_MAX_LINE >> 20);
+	else if (!ret && ferror(fp))
+		ret = oc_err_errno("cannot read %s", path);
+	lr_free(&lr);
 	free(br);
 	free(cc);
 	if (fp != stdin)

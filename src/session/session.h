@@ -179,6 +179,14 @@ struct pst_line {
 	const char *bad;           /* the first of them */
 };
 
+/* The longest perf script line the readers take (a 32-entry brstack line is
+ * 2 KB, 20 KB with symbols): a longer one is an error, not all the memory
+ * there is (docs/fuzzing.md). */
+#define PST_MAX_LINE (1u << 20)
+/* The most call-stack lines before a sample's branches: the kernel's
+ * perf_event_max_stack is at most 65535. */
+#define PST_MAX_CALL_STACK 65536
+
 /* One line of perf script text (NUL-terminated, without its newline). Branch entries
  * "0xFROM/0xTO/M|P|-/X|-/A|-/CYCLES[/TYPE[/SPEC]]" are stored in br, newest
  * first as printed, with their flags (a WRONG_PATH spec of perf 6.12 too).
