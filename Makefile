@@ -3,7 +3,7 @@
 #   make check           build and run the whole test suite
 #   make check SANITIZE=1  the same under AddressSanitizer + UBSan (separate build dir)
 #   make deps            install the Debian packages ocrec needs (root)
-#   make fuzz            build the libFuzzer target for the perf.data reader
+#   make fuzz            build the libFuzzer targets (tests/fuzz: build/fuzz/fuzz-NAME)
 #   make demo            record and report the bundled demo program (contrib/demo)
 #   make bench           run the benchmarks: ocrec against perf, ocperf.py, llvm-profgen
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -48,6 +48,12 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+# Fuzz targets: tests/fuzz/fuzz-NAME.c, each also built without libFuzzer
+# (with tests/fuzz/replay.c) so that `make check` replays their inputs.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/%)
+FUZZ_COMMON := tests/fuzz/common.c
 
 MAN_PAGES := $(wildcard docs/*.1)
 
@@ -61,7 +67,7 @@ $(BUILD)/ocrec: $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
 # builtin.c embeds the built-in event table with .incbin (make runs at the top).
-$(BUILD)/src/events/builtin.o: events/intel-architectural.json
+$(BUILD)/src/events/builtin.o $(BUILD)/fuzz/obj/src/events/builtin.o: events/intel-architectural.json
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -79,7 +85,17 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-test-bins: $(BUILD)/ocrec $(UNIT_BIN) $(HELPER_BIN)
+$(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -DOCREC_SRCDIR='"$(CURDIR)"' -c -o $@ $<
+
+$(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/common.o $(BUILD)/tests/fuzz/replay.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# (objects kept: make would delete them as intermediate files)
+.SECONDARY: $(FUZZ_REPLAY:%=%.o) $(BUILD)/tests/fuzz/common.o $(BUILD)/tests/fuzz/replay.o
+
+test-bins: $(BUILD)/ocrec $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
 
 # The one test command: builds everything and runs unit + end-to-end tests.
 check: test-bins
@@ -88,14 +104,29 @@ check: test-bins
 deps:
 	sh contrib/install-deps.sh
 
-# The reader and what it uses, instrumented for libFuzzer.
-fuzz: test-bins
-	@mkdir -p $(BUILD)/fuzz
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc $(PKG_CFLAGS) \
-	    -o $(BUILD)/fuzz/fuzz-perfdata tests/fuzz/fuzz-perfdata.c \
-	    $(wildcard src/perfdata/*.c) $(wildcard src/script/*.c) $(wildcard src/session/*.c) \
-	    $(wildcard src/symbols/*.c) \
-	    src/dlib/dlib.c $(wildcard src/util/*.c) $(LDLIBS)
+# libFuzzer targets: the whole library built again by clang with the fuzzer's
+# coverage instrumentation and ASan+UBSan, one executable per tests/fuzz/fuzz-NAME.c.
+# Run them with tests/fuzz/run-fuzz.sh (docs/fuzzing.md).
+FUZZ_CC    ?= clang
+FUZZ_DIR   := $(BUILD)/fuzz
+FUZZ_FLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+              -fno-sanitize-recover=all $(WARN) -Isrc $(PKG_CFLAGS) -DOCREC_VERSION='"$(VERSION)"' -MMD -MP
+FUZZ_OBJ   := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_BIN   := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
+
+fuzz: $(FUZZ_BIN)
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/libocrec.a: $(FUZZ_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_COMMON) tests/fuzz/common.h $(FUZZ_DIR)/libocrec.a
+	$(FUZZ_CC) $(filter-out -MMD -MP,$(FUZZ_FLAGS)) -Itests/fuzz -DOCREC_SRCDIR='"$(CURDIR)"' \
+	    -fsanitize=fuzzer -o $@ $< $(FUZZ_COMMON) $(FUZZ_DIR)/libocrec.a $(LDLIBS)
 
 # Each benchmark runs ocrec and its peer on the same input and prints both and the
 # ratio (hyperfine, perf, llvm-14 from make deps). bench/autofdo-gawk.sh builds gawk
@@ -136,4 +167,4 @@ install: $(BUILD)/ocrec
 clean:
 	rm -rf build build-san build-* ocrec
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(wildcard $(BUILD)/fuzz/obj/src/*/*.d $(BUILD)/tests/fuzz/*.d)

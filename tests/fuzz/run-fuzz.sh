@@ -1,49 +1,70 @@
 #!/bin/sh
-# Run the perf.data reader's fuzz target for SECONDS (default 30) on a corpus
-# of small valid files made here (ocrec's writer through the sampler helper,
-# when built, and perf's own). Fails on any crash, hang or leak.
-# usage: sh tests/fuzz/run-fuzz.sh [SECONDS]   (after make fuzz)
+# Run ocrec's libFuzzer targets (make fuzz), each for SECONDS (default 30), on
+# its committed seed corpus (tests/fuzz/corpus/NAME) and regression inputs
+# (tests/fuzz/regress/NAME); the perf.data target also gets real LBR files
+# from ../shared when it is there. The committed corpora are not changed.
+# Prints one line of figures per target and fails on any crash, hang, leak
+# or out-of-memory, keeping the input that caused it.
+# usage: sh tests/fuzz/run-fuzz.sh [SECONDS] [NAME...]
+# environment: FUZZ_FLAGS  more libFuzzer flags (-jobs=2 -workers=2 ...)
+#              KEEP_CORPUS DIR: keep each grown corpus in DIR/NAME
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-FUZZ=$BUILD/fuzz/fuzz-perfdata
 SECS=${1:-30}
-[ -x "$FUZZ" ] || { echo "run-fuzz.sh: no $FUZZ (run make fuzz)" >&2; exit 2; }
+[ $# -gt 0 ] && shift
+NAMES=$*
+[ -n "$NAMES" ] || NAMES=$(cd "$ROOT/tests/fuzz" && ls fuzz-*.c | sed 's/^fuzz-//; s/\.c$//')
+ART=$BUILD/fuzz/artifacts
 TMP=$(mktemp -d /tmp/ocrec-fuzz.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
-mkdir "$TMP/corpus"
-printf 'int main(void){volatile int i,s=0;for(i=0;i<3000000;i++)s+=i&3?1:2;return s&1;}\n' >"$TMP/p.c"
-cc -O1 -o "$TMP/p" "$TMP/p.c"
-if command -v perf >/dev/null 2>&1; then
-	perf record -q -e cpu-clock -c 100000 -o "$TMP/corpus/perf-file.data" "$TMP/p" >/dev/null 2>&1
-	perf record -q -e cpu-clock -c 100000 -o - "$TMP/p" >"$TMP/corpus/perf-pipe.data" 2>/dev/null
-	# call chains, two events (ids, sample_id_all), zstd-compressed records
-	perf record -q -e cpu-clock -c 100000 -g -o "$TMP/corpus/perf-callchain.data" "$TMP/p" >/dev/null 2>&1
-	perf record -q -e cpu-clock,task-clock -c 100000 -o "$TMP/corpus/perf-two.data" "$TMP/p" >/dev/null 2>&1
-	perf record -q -z -e cpu-clock -c 100000 -o "$TMP/corpus/perf-zstd.data" "$TMP/p" >/dev/null 2>&1
-fi
-# real LBR files from ../shared when it is there (read from there, cut below)
-LBR=${OCREC_SHARED:-$ROOT/../shared}/data/lbr
-for f in quipper-branch-4.14/perf.data.branch-4.14 \
-	 quipper-branch-4.14/derived-pipe/perf.data.branch-4.14.pipe \
-	 quipper-branch_stack_hw_index/perf.data.branch_stack_hw_index \
-	 autofdo-arm-etm-perf-kernel/perf-kernel.data; do
-	[ -f "$LBR/$f" ] && head -c 200000 "$LBR/$f" >"$TMP/corpus/shared-$(basename "$f")"
+mkdir -p "$ART"
+export OCREC_ROOT=$ROOT
+failed=
+
+for name in $NAMES; do
+	fuzz=$BUILD/fuzz/fuzz-$name
+	[ -x "$fuzz" ] || { echo "run-fuzz.sh: no $fuzz (run make fuzz)" >&2; exit 2; }
+	corpus=$TMP/$name
+	mkdir -p "$corpus"
+	for d in corpus regress; do
+		[ -d "$ROOT/tests/fuzz/$d/$name" ] && cp "$ROOT/tests/fuzz/$d/$name"/* "$corpus/" 2>/dev/null
+	done
+	if [ "$name" = perfdata ]; then
+		# real LBR files when ../shared is there (read from there, cut here)
+		LBR=${OCREC_SHARED:-$ROOT/../shared}/data/lbr
+		for f in quipper-branch-4.14/perf.data.branch-4.14 \
+			 quipper-branch-4.14/derived-pipe/perf.data.branch-4.14.pipe \
+			 quipper-branch_stack_hw_index/perf.data.branch_stack_hw_index \
+			 autofdo-arm-etm-perf-kernel/perf-kernel.data; do
+			[ -f "$LBR/$f" ] && head -c 200000 "$LBR/$f" >"$corpus/shared-$(basename "$f")"
+		done
+	fi
+	dict=
+	[ -f "$ROOT/tests/fuzz/$name.dict" ] && dict=-dict=$ROOT/tests/fuzz/$name.dict
+	log=$TMP/$name.log
+	# shellcheck disable=SC2086
+	(cd "$TMP" && "$fuzz" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$ART/$name-" $dict $FUZZ_FLAGS "$corpus" >"$log" 2>&1)
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s+=$1} END {print s+0}')
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | awk '{s+=$1} END {print s+0}')
+	rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | sort -n | tail -n 1)
+	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+	ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+	corp=$(echo "$last" | sed -n 's/.*corp: \([0-9]*\)\/\([0-9a-zA-Z]*\).*/\1 inputs, \2/p')
+	printf '%-12s %10s execs %7s/s  cov %5s  ft %6s  corpus %s  peak %s MB\n' "$name" "$execs" "$rate" \
+		"${cov:-?}" "${ft:-?}" "${corp:-?}" "${rss:-?}"
+	if [ -n "${KEEP_CORPUS:-}" ]; then
+		mkdir -p "$KEEP_CORPUS/$name" && cp "$corpus"/* "$KEEP_CORPUS/$name/" 2>/dev/null
+	fi
+	if [ $rc -ne 0 ]; then
+		failed="$failed $name"
+		echo "run-fuzz.sh: fuzz-$name found a problem (exit $rc); input kept in $ART/ (add it to tests/fuzz/regress/$name/):" >&2
+		grep -E -A 30 'ERROR|fuzz: |==[0-9]+==' "$log" | head -n 50 >&2
+		grep -E 'Test unit written to|artifact_prefix' "$log" >&2
+	fi
 done
-if [ -x "$BUILD/tests/helpers/sampler-record" ]; then
-	"$BUILD/tests/helpers/sampler-record" -q -F 2000 --lbr-depth 4 -o "$TMP/corpus/ocrec-branches.data" -- "$TMP/p" >/dev/null 2>&1
-fi
-# keep the corpus small: the fuzzer mutates better from small files
-for f in "$TMP"/corpus/*; do
-	[ -f "$f" ] && [ "$(stat -c %s "$f")" -gt 200000 ] && head -c 200000 "$f" >"$f.head" && mv "$f.head" "$f"
-done
-echo "fuzzing the perf.data reader for ${SECS}s on $(ls "$TMP/corpus" | wc -l) seed files"
-cd "$TMP" && "$FUZZ" -max_total_time="$SECS" -max_len=65536 -timeout=10 -rss_limit_mb=1024 \
-	-print_final_stats=1 "$TMP/corpus" 2>"$TMP/log"
-rc=$?
-tail -n 12 "$TMP/log"
-if [ $rc -ne 0 ]; then
-	echo "run-fuzz.sh: the fuzzer found a problem (exit $rc); the reproducer is in the log above" >&2
-	grep -A 30 'ERROR' "$TMP/log" | head -n 40 >&2
-fi
-exit $rc
+[ -z "$failed" ] || { echo "run-fuzz.sh: failed:$failed" >&2; exit 1; }
+exit 0
