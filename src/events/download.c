@@ -295,8 +295,7 @@ static bool safe_rel(const char *rel)
 	for (p = rel; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("._-/", *p))
 			return false;
-	return strncmp(rel, "../", 3) != 0 && !strstr(rel, "/../") && strcmp(rel, "..") != 0 &&
-	       !str_ends_with(rel, "/..");
+	return !ev_path_climbs(rel);
 }
 
 static void fetch_init(struct fetch *f, const char *base, const char *cache, const char *rel)

@@ -152,12 +152,16 @@ void ev_index_seal(void *image, size_t len);
 void ev_suggest(struct ev_context *ctx, const char *spec, struct strbuf *out);
 
 /* --- tables.c: where tables come from ------------------------------------- */
+/* Does a path a mapfile or a listing names climb out of its tree (a ".."
+ * component)? A download would write it outside the cache. */
+bool ev_path_climbs(const char *path);
 /* One row of a perfmon mapfile.csv. */
 struct ev_map_row {
 	char *pattern, *file, *type, *core_type, *role;
 };
 /* The rows of mapfile text (modified) whose Family-model matches id (all when
- * id is NULL). Returns the number of rows. */
+ * id is NULL); a row naming a file outside the tree is skipped with a warning.
+ * Returns the number of rows. */
 int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows);
 void ev_map_row_free(struct ev_map_row *r);
 /* Load the tables for ctx (once). 0 with ctx->tables possibly NULL (none

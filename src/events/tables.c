@@ -196,9 +196,7 @@ static bool pmu_in_sysfs(struct ev_context *ctx, const char *pmu)
 	return ev_pmu_get(ctx, pmu)->in_sysfs;
 }
 
-/* Does a mapfile's file name climb out of the tree (a ".." component)? A
- * download would write it outside the cache. */
-static bool climbs_out(const char *file)
+bool ev_path_climbs(const char *file)
 {
 	const char *p = file;
 
@@ -222,7 +220,7 @@ int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows)
 		if (!strncmp(line, "Family-model", 12) || !*str_trim(line) || line[0] == '#')
 			continue;
 		f = str_split(line, ',', &nf);
-		if (nf >= 4 && climbs_out(f[2])) {
+		if (nf >= 4 && ev_path_climbs(f[2])) {
 			oc_warn("mapfile.csv: the row of %s names %s, outside its directory: ignored",
 				str_trim(f[0]), str_trim(f[2]));
 		} else if (nf >= 4 && (!id || cpu_pattern_matches(str_trim(f[0]), id))) {
