@@ -402,11 +402,18 @@ static bool event_file_name(const char *name)
 	       safe_rel(name);
 }
 
+/* A kernel pmu-events directory has about 20 files; a listing of a million
+ * names (a hostile mirror) must not take a million squared comparisons. */
+#define MAX_LISTED 4096
+
 static void add_name(char ***names, size_t *n, size_t *cap, const char *name, size_t len)
 {
-	char *s = xstrndup(name, len);
+	char *s;
 	size_t i;
 
+	if (*n >= MAX_LISTED)
+		return;   /* list_dir() refuses the listing */
+	s = xstrndup(name, len);
 	for (i = 0; i < *n; i++)
 		if (!strcmp((*names)[i], s)) {
 			free(s);
@@ -551,6 +558,8 @@ static int list_dir(struct download *d, const char *dir, struct fetch *lf, char 
 		if (!lf->not_modified && parse_listing(lf, names, n) < 0)
 			return -1;
 	}
+	if (*n >= MAX_LISTED)
+		return oc_err("%s/%s: %d or more event files listed", d->base, dir, MAX_LISTED);
 	/* the cache keeps the names, one a line, for the next conditional request */
 	sb_reset(&lf->body);
 	for (i = 0; i < *n; i++)

@@ -231,6 +231,13 @@ XDG_CACHE_HOME=$TMP/cache2 works "a mapfile row naming ../ downloads the rest" \
 check_match "and says it ignored the row" "outside its directory: ignored" "$(cat "$TMP/err")"
 check "nothing was written outside the cache" test ! -e "$TMP/cache2/outside.json"
 
+# a kernel pmu-events mirror whose CPU directory lists 5,000 files
+mkdir -p "$TMP/linux/amdzen9"
+printf 'Family-model,Version,Filename,EventType\nAuthenticAMD-26-[[:xdigit:]]+,v1,amdzen9,core\n' >"$TMP/linux/mapfile.csv"
+(cd "$TMP/linux/amdzen9" && seq 5000 | sed 's/$/.json/' | xargs touch)
+XDG_CACHE_HOME=$TMP/cache3 refused "a listing of 5,000 event files" "amdzen9: 4096 or more event files listed" \
+	"$OCREC" download --from linux --cpu AuthenticAMD-26-1-0 --url "file://$TMP/linux"
+
 # --- /dev/zero and /dev/urandom as every input ---------------------------
 for dev in /dev/zero /dev/urandom; do
 	refused "$dev as --cpuinfo" "$dev: larger than 16 MiB, the most ocrec reads of a /proc/cpuinfo copy" \
