@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "cpu/cpu.h"
 #include "events/events.h"
-#include "sampler/swtrace.h"
+#include "sampler/sampler.h"
 
 static const char usage[] =
 	"usage: ocrec info [--json] [--cpu CPU-STRING] [--cpuinfo FILE] [--cpuid FILE] [--sysfs DIR]\n"

@@ -1,6 +1,7 @@
 /* ocrec record — record a profile into perf.data with perf_event_open, like
  * perf record (the default command: `ocrec -e EVENT -b prog args`). The work is
- * in src/record (record_run) and, for -b without LBR, src/sampler. */
+ * in src/record (record_run) and, for -b without LBR, src/sampler (sampler_record):
+ * this file chooses. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "cli/cli.h"
 #include "passthrough/evlist.h"
 #include "record/record.h"
+#include "sampler/sampler.h"
 
 static const char usage[] =
 	"usage: ocrec [record] [-e EVENT,...] [-b | -j FILTER] [-g] [-c N | -F HZ] [-o FILE] PROG [ARGS]\n"
@@ -290,7 +292,10 @@ int cmd_record(int argc, char **argv)
 	if (o.quiet)
 		oc_set_warn_handler(drop_warning);
 
-	rc = record_run(&o, &st);
+	if (o.branch_stack && o.sampler == BRANCH_SAMPLER_SOFTWARE)
+		rc = sampler_record(&o, &st, false);
+	else if ((rc = record_run(&o, &st)) == RECORD_NO_BRANCH_STACKS)
+		rc = sampler_record(&o, &st, true);
 	if (o.quiet)
 		oc_set_warn_handler(NULL);
 	for (i = 0; i < o.nr_events; i++)

@@ -9,25 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cpu/cpu.h"
 #include "events/events.h"
-#include "record/record-internal.h"
+#include "capture/capture.h"
 #include "record/record.h"
-#include "sampler/sampler.h"
 #include "util/util.h"
 
 #define RING_PAGES 128        /* 512 KiB per CPU, what perf takes by default */
 #define MIN_RING_PAGES 8
 #define POLL_MS 100
 #define STOP_GRACE_SECONDS 2.0
-#define SAMPLER_DEFAULT_FREQ 1000   /* the software branch sampler's own default -F (sampler.c) */
-/* The -j bits the software branch sampler honours: it records every taken
- * user-space branch, with its type. */
-#define SAMPLER_BRANCH_FILTERS (PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_TYPE_SAVE)
 
 struct open_event {
 	struct record_event ev;
@@ -378,42 +372,6 @@ static struct pd_writer *open_writer(struct recording *r)
 	return w;
 }
 
-/* The summary's "Captured and wrote" size: the file as committed. */
-static uint64_t file_size(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-}
-
-const char *build_id_cache_dir(char **owned)
-{
-	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-
-	*owned = NULL;
-	if (env && *env)
-		return env;
-	if (!home || !*home)
-		return NULL;
-	*owned = xasprintf("%s/.debug", home);
-	return *owned;
-}
-
-/* Keep an existing output as OUTPUT.old, like perf. */
-static int keep_old_output(const char *path)
-{
-	char *old;
-	int rc = 0;
-
-	if (!file_exists(path))
-		return 0;
-	old = xasprintf("%s.old", path);
-	if (rename(path, old) < 0)
-		rc = oc_err_errno("cannot rename %s to %s", path, old);
-	free(old);
-	return rc;
-}
-
 /* -b where the PMU gives no branch stacks (err from opening): the software
  * sampler takes over for the default event or software events. A named
  * hardware event, or --branch-sampler=hardware, keeps the open error, which
@@ -496,39 +454,6 @@ static int record_loop(struct recording *r, pid_t workload, pid_t attached, stru
 	return drain_all(r) < 0 ? -1 : 0;
 }
 
-/* The software branch sampler writes the file itself; an existing output is
- * kept as .old here (and put back when the sampler fails before writing). */
-static int run_software_sampler(const struct record_opts *o, struct record_stats *st, bool automatic)
-{
-	const char *output = o->output ? o->output : "perf.data";
-	bool kept = file_exists(output);
-	int rc;
-
-	if (o->branch_filter & ~SAMPLER_BRANCH_FILTERS)
-		return oc_err("-j: %sthe software branch sampler records every user-space branch (-b, -j any,u, "
-			      "save_type); other filters need hardware branch stacks (LBR)",
-			      automatic ? "no hardware branch stacks here, and " : "");
-	if (automatic) {
-		if (o->period)
-			oc_warn("-b: no hardware branch stacks here: branch stacks emulated by the software sampler "
-				"(every %llu ns of %s)", (unsigned long long)o->period,
-				o->nr_events ? o->events[0] : "task-clock");
-		else
-			oc_warn("-b: no hardware branch stacks here: branch stacks emulated by the software sampler "
-				"(%llu Hz)", (unsigned long long)(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ));
-	}
-	if (keep_old_output(output) < 0)
-		return -1;
-	rc = swbranch_record(o, st);
-	if (rc < 0 && kept && !file_exists(output)) {
-		char *old = xasprintf("%s.old", output);
-
-		rename(old, output);
-		free(old);
-	}
-	return rc;
-}
-
 int record_run(const struct record_opts *o, struct record_stats *st)
 {
 	struct recording r = { .o = o };
@@ -545,7 +470,7 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	if (o->branch_stack && o->sampler == BRANCH_SAMPLER_SOFTWARE)
-		return run_software_sampler(o, st, false);
+		return oc_err("-b with --branch-sampler=software is the software branch sampler's");
 	if (!forked && !o->pid && !o->all_cpus)
 		return oc_err("nothing to record: name a program, -p PID or -a");
 	have_cpu = cpu_detect(&(struct cpu_source){ NULL, o->cpuinfo, o->cpuid }, &cpu) == 0;
@@ -574,11 +499,8 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 		}
 	}
 	if (open_events(&r, have_cpu ? &cpu : NULL, targets, nr_targets, cpus, nr_cpus, forked) < 0) {
-		if (software_sampler_takes_over(&r, errno)) {
-			close_all(&r);
-			workload_abort(&wl);
-			rc = run_software_sampler(o, st, true);
-		}
+		if (software_sampler_takes_over(&r, errno))
+			rc = RECORD_NO_BRANCH_STACKS;
 		goto out;
 	}
 
@@ -627,7 +549,7 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 	st->lost = r.lost;
 	st->lbr_depth = o->branch_stack && have_cpu ? cpu.lbr.depth : 0;
 	rc = -1;
-	if (keep_old_output(output) < 0)
+	if (output_keep_old(output) < 0)
 		goto out;
 	if (pd_writer_close(r.w, true) < 0) {
 		r.w = NULL;

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sampler/sampler-internal.h"
 #include "util/util.h"
@@ -29,11 +28,4 @@ int list_dir_names(const char *path, char ***names, size_t *n)
 	if (!*names)
 		*names = xcalloc(1, sizeof(char *));
 	return 0;
-}
-
-uint64_t file_size_of(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }

@@ -23,14 +23,13 @@
 #include <unistd.h>
 
 #include "cpu/cpu.h"
-#include "record/record-internal.h"
+#include "capture/capture.h"
 #include "sampler/sampler-internal.h"
 #include "sampler/sampler.h"
 #include "sampler/swtrace.h"
 #include "util/util.h"
 
 #define RING_PAGES 64
-#define DEFAULT_FREQ 1000
 #define DEFAULT_DEPTH 32
 #define MAX_DEPTH 1024
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
@@ -384,7 +383,7 @@ static void configure_timer(const struct record_opts *o, struct perf_event_attr 
 		a->sample_period = o->period;
 	} else {
 		a->freq = 1;
-		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;
+		a->sample_freq = o->freq ? o->freq : SWB_DEFAULT_FREQ;
 	}
 	a->sample_type = SAMPLE_TYPE;
 	a->exclude_kernel = 1;
@@ -727,7 +726,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	st->samples = s.samples;
 	st->lost = s.lost;
 	st->wakeups = s.wakeups;
-	st->bytes = file_size_of(o->output ? o->output : "perf.data");
+	st->bytes = file_size(o->output ? o->output : "perf.data");
 	st->exit_status = s.exit_status;
 	st->emulated_branches = true;
 	st->lbr_depth = s.depth;

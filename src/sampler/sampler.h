@@ -40,10 +40,30 @@
 #ifndef OCREC_SAMPLER_H
 #define OCREC_SAMPLER_H
 
-#include "record/record.h"
+#include "capture/capture.h"
 
 /* Run opts->argv (or attach to opts->pid) under the software branch sampler and
  * write opts->output. Same contract as record_run(). */
 int swbranch_record(const struct record_opts *opts, struct record_stats *st);
+
+/* `ocrec record` with the software branch sampler: swbranch_record() after the
+ * command's checks (-j filters it cannot honour are refused), with an existing
+ * output kept as .old (put back when nothing was written). automatic: the PMU
+ * gave no branch stacks (record_run() returned RECORD_NO_BRANCH_STACKS), which
+ * a notice says. */
+int sampler_record(const struct record_opts *opts, struct record_stats *st, bool automatic);
+
+/* How the engine stops a thread at an address: a hardware debug register (per
+ * thread, nothing written), or, where those do not fire (hypervisors that do
+ * not pass them through), an int3 written into the code while the thread
+ * runs to it; the process's other threads are then held in a ptrace-stop
+ * during the window, since they could run into the int3. */
+enum swb_bp { SWB_BP_AUTO, SWB_BP_DEBUGREG, SWB_BP_INT3 };
+/* This machine's: probed once with a child process (the environment variable
+ * OCREC_SAMPLER_BREAKPOINTS=int3|debugreg chooses instead, for tests). */
+enum swb_bp swb_breakpoints(void);
+const char *swb_breakpoints_name(enum swb_bp bp);
+/* Why: "debug registers do not fire here", or the environment variable. */
+const char *swb_breakpoints_why(void);
 
 #endif

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sampler/sampler.h"
+
 /* One taken branch. */
 struct swb_entry {
 	uint64_t from, to;
@@ -94,19 +96,6 @@ const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t a
 /* What a thread other than the window's reported while the engine waited: the
  * caller resumes or records it (the engine waits with waitpid(-1, __WALL)). */
 typedef void (*swb_other_fn)(pid_t pid, int status, void *arg);
-
-/* How the engine stops a thread at an address: a hardware debug register (per
- * thread, nothing written), or, where those do not fire (hypervisors that do
- * not pass them through), an int3 written into the code while the thread
- * runs to it; the process's other threads are then held in a ptrace-stop
- * during the window, since they could run into the int3. */
-enum swb_bp { SWB_BP_AUTO, SWB_BP_DEBUGREG, SWB_BP_INT3 };
-/* This machine's: probed once with a child process (the environment variable
- * OCREC_SAMPLER_BREAKPOINTS=int3|debugreg chooses instead, for tests). */
-enum swb_bp swb_breakpoints(void);
-const char *swb_breakpoints_name(enum swb_bp bp);
-/* Why: "debug registers do not fire here", or the environment variable. */
-const char *swb_breakpoints_why(void);
 
 struct swb_tracer {
 	swb_other_fn other;

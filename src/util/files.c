@@ -265,6 +265,13 @@ int open_regular(const char *path)
 	return fd;
 }
 
+uint64_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
 bool is_dir(const char *path)
 {
 	struct stat st;

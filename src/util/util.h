@@ -77,6 +77,7 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 /* Create a directory and its parents (like mkdir -p). */
 int mkdir_p(const char *path, unsigned mode);
 bool file_exists(const char *path);
+uint64_t file_size(const char *path);      /* 0 when it cannot be read */
 bool is_dir(const char *path);
 bool is_regular_file(const char *path);
 /* open(O_RDONLY) of a regular file only: a FIFO, a device or a directory named

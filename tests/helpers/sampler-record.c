@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "record/record.h"
 #include "sampler/sampler.h"
 #include "util/util.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "record/record-internal.h"
+#include "capture/capture.h"
 #include "util/util.h"
 
 pid_t *process_threads(pid_t pid, size_t *n)

@@ -1,12 +1,77 @@
-/* record-internal.h — pieces of the recorder shared between its own files. */
-#ifndef OCREC_RECORD_INTERNAL_H
-#define OCREC_RECORD_INTERNAL_H
+/* capture.h — what both ways of recording need, the recorder (src/record:
+ * perf_event_open with the PMU's own samples) and the software branch sampler
+ * (src/sampler: ptrace): the options and results of `ocrec record`, perf_event
+ * ring buffers, the workload held before exec, records synthesized from /proc
+ * for what already runs, the objects that got samples with their build-ids
+ * (the BUILD_ID feature and perf's ~/.debug cache), and the output file.
+ * The record command (src/cli/cmd-record.c) chooses between the two. */
+#ifndef OCREC_CAPTURE_H
+#define OCREC_CAPTURE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "perfdata/perfdata.h"
+
+/* --- what `ocrec record` was asked (cmd-record.c fills it), and what it did --- */
+
+enum branch_sampler { BRANCH_SAMPLER_AUTO, BRANCH_SAMPLER_HARDWARE, BRANCH_SAMPLER_SOFTWARE };
+
+struct record_opts {
+	char **events;             /* -e values (already split at commas), NULL-terminated */
+	size_t nr_events;
+	bool branch_stack;         /* -b or -j */
+	uint64_t branch_filter;    /* PERF_SAMPLE_BRANCH_* from -j (ANY for -b) */
+	enum branch_sampler sampler; /* --branch-sampler=hardware|software|auto */
+	int lbr_depth;             /* --lbr-depth N for the software sampler (0: from CPU, else 32) */
+	bool callgraph_fp;         /* -g / --call-graph fp */
+	uint64_t period;           /* -c */
+	uint64_t freq;             /* -F */
+	pid_t pid;                 /* -p (0: fork argv) */
+	bool all_cpus;             /* -a */
+	const char *output;        /* -o (default perf.data) */
+	bool quiet, buildid_cache; /* -q, !--no-buildid-cache */
+	int verbose;               /* -v */
+	char **argv;               /* workload, NULL-terminated */
+	int orig_argc;             /* ocrec's own command line, for the CMDLINE feature */
+	char **orig_argv;
+	const char *sysfs_root;    /* PMUs for event resolution (NULL: /sys) */
+	const char *events_path;   /* --events PATH for event resolution (NULL: the default tables) */
+	const char *cpuinfo, *cpuid; /* --cpuinfo/--cpuid: resolve names for that CPU (NULL: this one) */
+};
+
+struct record_stats {
+	uint64_t samples, lost, wakeups, bytes;
+	int exit_status;           /* the workload's, as from waitpid */
+	bool emulated_branches;    /* the software sampler produced the branch stacks */
+	int lbr_depth;
+};
+
+/* --- ring buffers --- */
+
+/* One perf_event mmap ring buffer: 1 + 2^n pages, mapped read-write. */
+struct ring {
+	void *base;
+	size_t size;               /* whole mapping */
+	size_t data_size;          /* 2^n pages */
+	unsigned char *copybuf;    /* for records that wrap around */
+	size_t copybuf_size;
+};
+/* Map fd's ring buffer with data_pages (a power of two) pages. */
+int ring_map(struct ring *r, int fd, size_t data_pages);
+void ring_unmap(struct ring *r);
+/* Deliver every complete record between tail and head (wrap-around handled),
+ * then release them to the kernel. Returns the number of records, or -1 if
+ * the callback failed (its error stays in oc_errmsg()). */
+typedef int (*ring_record_fn)(const struct perf_event_header *hdr, void *arg);
+long ring_drain(struct ring *r, ring_record_fn fn, void *arg);
+
+/* perf_event_open(2) wrapper. */
+int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			unsigned long flags);
+
+/* --- the workload --- */
 
 /* A workload forked stopped: it execs when workload_start() says go. */
 struct workload {
@@ -21,6 +86,8 @@ int workload_prepare(struct workload *w, char *const argv[]);
 int workload_start(struct workload *w, const char *prog, int *exec_errno);
 /* Kill a workload that never started and reap it. */
 void workload_abort(struct workload *w);
+
+/* --- objects with samples, build-ids --- */
 
 /* Which mapped objects got samples, from the records as they pass by. */
 struct dso_tracker;
@@ -50,6 +117,13 @@ int build_id_cache_add(const char *cache_dir, const char *path, const uint8_t *i
 /* The build-id cache directory: $PERF_BUILDID_DIR, else $HOME/.debug (in
  * *owned, to free), else NULL. */
 const char *build_id_cache_dir(char **owned);
+
+/* --- the output --- */
+
+/* Keep an existing output file as PATH.old, like perf. 0, or -1 + oc_err(). */
+int output_keep_old(const char *path);
+
+/* --- what already runs --- */
 
 /* The thread ids of process pid (from /proc/PID/task); NULL + oc_err() when it
  * does not exist. Caller frees. */

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/record-internal.h"
+#include "capture/capture.h"
 #include "util/util.h"
 
 int workload_prepare(struct workload *w, char *const argv[])

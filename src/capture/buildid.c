@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/record-internal.h"
+#include "capture/capture.h"
 #include "symbols/symbols.h"
 #include "util/util.h"
 
@@ -300,4 +300,17 @@ void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, con
 		if (size)
 			pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, (uint8_t)size, "[kernel.kallsyms]");
 	}
+}
+
+const char *build_id_cache_dir(char **owned)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+
+	*owned = NULL;
+	if (env && *env)
+		return env;
+	if (!home || !*home)
+		return NULL;
+	*owned = xasprintf("%s/.debug", home);
+	return *owned;
 }

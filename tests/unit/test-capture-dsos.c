@@ -1,4 +1,4 @@
-/* Unit tests for src/record/buildid.c: which mapped objects got samples (fed
+/* Unit tests for src/capture/buildid.c: which mapped objects got samples (fed
  * records in the order per-CPU buffers deliver them: a sample may come before
  * its MMAP2 or FORK), GNU build-ids, the BUILD_ID feature and perf's build-id
  * cache layout. */
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "record/record-internal.h"
+#include "capture/capture.h"
 #include "symbols/symbols.h"
 #include "util/util.h"
 

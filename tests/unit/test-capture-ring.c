@@ -1,4 +1,4 @@
-/* Unit tests for src/record/ring.c: head/tail handling and records that wrap
+/* Unit tests for src/capture/ring.c: head/tail handling and records that wrap
  * around the end of the data area (a hand-built buffer), then a live software
  * event drained through a one-page buffer many times over. */
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "record/record.h"
+#include "capture/capture.h"
 #include "util/util.h"
 
 struct seen {
