@@ -6,7 +6,6 @@
 #include "cli/cli.h"
 #include "cpu/cpu.h"
 #include "events/events.h"
-#include "passthrough/evlist.h"
 #include "stat/stat.h"
 
 static const char usage[] =
@@ -46,62 +45,18 @@ struct stat_cli {
 	struct ev_context *ev;      /* event tables, opened for the first non-generic name */
 };
 
-/* One event of a -e list into counters of group (-1: alone): perf's generic
- * names directly, everything else through the event tables (loaded on first need). */
-static int add_event(struct stat_session *s, struct stat_cli *o, const char *spec, int group)
+/* The event tables, opened for the first name that is not perf's generic one. */
+static struct ev_context *open_tables(void *arg)
 {
-	struct perf_event_attr attr;
-	struct ev_resolved res;
-	size_t i;
+	struct stat_cli *o = arg;
 
-	if (stat_generic_event(spec, &attr) == 0) {
-		stat_add(s, spec, &attr, group);
-		return 0;
-	}
 	if (!o->ev) {
 		struct cpu_source src = { NULL, g_opts.cpuinfo, g_opts.cpuid };
 		struct ev_options eo = { &o->cpu, o->events_path, sysfs_root(), false };
 		if (cpu_detect(&src, &o->cpu) < 0 || !(o->ev = ev_open(&eo)))
-			return -1;
+			return NULL;
 	}
-	if (ev_resolve(o->ev, spec, &res) < 0)
-		return -1;
-	for (i = 0; i < res.nr_attrs; i++)
-		stat_add(s, res.attrs[i].name ? res.attrs[i].name : spec, &res.attrs[i].attr, group);
-	ev_resolved_free(&res);
-	return 0;
-}
-
-static int add_events(struct stat_session *s, struct stat_cli *o)
-{
-	struct evlist l = { NULL, 0 };
-	int next_group = 0, ret = 0;
-	size_t i, g, e;
-
-	if (o->nr_event_lists == 0) {
-		const char *const *d;
-		for (d = stat_default_events; *d; d++)
-			if (add_event(s, o, *d, -1) < 0)
-				return -1;
-		return 0;
-	}
-	for (i = 0; i < o->nr_event_lists && ret == 0; i++)
-		ret = evlist_parse(&l, o->event_lists[i]);
-	for (g = 0; g < l.nr_groups && ret == 0; g++) {
-		const struct evlist_group *grp = &l.groups[g];
-		int group = grp->braced ? next_group++ : -1;
-		for (e = 0; e < grp->nr_events && ret == 0; e++) {
-			if (grp->modifier) {
-				char *spec = xasprintf("%s:%s", grp->events[e], grp->modifier);
-				ret = add_event(s, o, spec, group);
-				free(spec);
-			} else {
-				ret = add_event(s, o, grp->events[e], group);
-			}
-		}
-	}
-	evlist_free(&l);
-	return ret;
+	return o->ev;
 }
 
 static char *describe_target(const struct stat_cli *o, char **argv)
@@ -140,7 +95,7 @@ static int run(struct stat_cli *o, char **argv)
 	long r;
 
 	memset(&s, 0, sizeof(s));
-	if (add_events(&s, o) < 0)
+	if (stat_add_events(&s, o->event_lists, o->nr_event_lists, open_tables, o) < 0)
 		goto fail;
 	if (o->all_cpus && stat_target_cpus(&s.target) < 0)
 		goto fail;

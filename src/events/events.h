@@ -143,5 +143,12 @@ int ev_download(const struct ev_download_opts *o, struct ev_download_result *res
  * L1-dcache-loads, ...; matched case-insensitively): its type and config, and
  * the canonical spelling; NULL when NAME is not one. Needs no tables. */
 const char *ev_generic_event(const char *name, uint32_t *type, uint64_t *config);
+/* perf's generic event NAME[:MODIFIERS], NAME spelled as perf's own command
+ * line takes it (cycles, not CYCLES), into attr with perf's modifier rules
+ * (the same as ev_resolve's): 0; 1 when NAME is not one; -1 + oc_err() for a
+ * bad modifier. Needs no tables. */
+int ev_perf_generic_attr(const char *spec, struct perf_event_attr *attr);
+/* Whether s is a non-empty string of perf's modifier letters (syntax only). */
+bool ev_is_perf_modifiers(const char *s);
 
 #endif

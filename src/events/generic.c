@@ -112,6 +112,16 @@ const char *ev_generic_event(const char *name, uint32_t *type, uint64_t *config)
 
 static const char perf_mod_chars[] = "ukhIGHpPSDWeb";
 
+bool ev_is_perf_modifiers(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr(perf_mod_chars, *s))
+			return false;
+	return true;
+}
+
 /* Apply perf's event modifiers ("ukp", "u", "ppp" ...) to attr; 0, or -1 +
  * oc_err() naming spec and the valid modifiers. */
 static int ev_apply_perf_mods(const char *spec, const char *mods, struct perf_event_attr *attr)
@@ -169,6 +179,26 @@ static int ev_apply_perf_mods(const char *spec, const char *mods, struct perf_ev
 	attr->exclude_host = eH;
 	attr->precise_ip = precise;
 	return 0;
+}
+
+int ev_perf_generic_attr(const char *spec, struct perf_event_attr *attr)
+{
+	const char *colon = strchr(spec, ':');
+	char *name = colon ? xstrndup(spec, (size_t)(colon - spec)) : xstrdup(spec);
+	uint32_t type;
+	uint64_t config;
+	const char *canon = ev_generic_lookup(name, &type, &config);
+	/* perf's own command line spells them exactly (perf knows cycles, not CYCLES) */
+	bool exact = canon && strcmp(canon, name) == 0;
+
+	free(name);
+	if (!exact)
+		return 1;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+	return ev_apply_perf_mods(spec, colon ? colon + 1 : "", attr);
 }
 
 /* --- PMUs and their format terms ---------------------------------------- */

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/events.h"
 #include "passthrough/evlist.h"
 #include "passthrough/rewrite.h"
-#include "stat/stat.h"
 #include "util/util.h"
 
 /* perf's hardware cache events: CACHE-OP[-RESULT] (tools/perf/util/evsel.c tables) */
@@ -33,17 +33,6 @@ static bool is_cache_event(const char *name, size_t len)
 				return true;
 	}
 	return false;
-}
-
-/* perf's event modifiers: u k h I G H p P S D W e b (p repeated for more precision) */
-static bool is_modifier_string(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr("ukhIGHpPSDWeb", *s))
-			return false;
-	return true;
 }
 
 /* ocperf's pmu/NAME/ form: a term without '=' spelled like a table event
@@ -95,10 +84,10 @@ bool perf_knows_event(const char *event)
 		return !has_table_name_term(event);
 	if (str_starts_with(event, "mem:"))
 		return true;
-	if (colon && !is_modifier_string(colon + 1))
+	if (colon && !ev_is_perf_modifiers(colon + 1))
 		return is_tracepoint(event, len);
 	base = xstrndup(event, len);
-	generic = stat_generic_event(base, &attr) == 0;
+	generic = ev_perf_generic_attr(base, &attr) == 0;
 	free(base);
 	if (generic)
 		return true;

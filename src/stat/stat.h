@@ -87,12 +87,14 @@ int stat_run_workload(struct stat_session *s, char **argv, int *status);
  * when watch > 0, until that process is gone. */
 int stat_count_until_stopped(struct stat_session *s, pid_t watch);
 
-/* perf's generic names (cycles, task-clock, page-faults, ...) with optional
- * :u/:k/:h/:G/:H modifiers: 0 and *attr set, or -1 when spec is not one of them
- * (no oc_err(): the caller tries other resolvers). */
-int stat_generic_event(const char *spec, struct perf_event_attr *attr);
-/* perf stat's default event list, NULL-terminated. */
-extern const char *const stat_default_events[];
+/* The counters of -e lists in perf's syntax (commas, {a,b}:mods groups, a braced
+ * group counted as one); no list: perf stat's default set. perf's generic names
+ * become attrs directly, every other name is resolved in the event tables that
+ * tables(arg) gives on first need (NULL + oc_err() when they cannot be had;
+ * the caller closes them). 0, or -1 + oc_err(). */
+struct ev_context;
+typedef struct ev_context *(*stat_tables_fn)(void *arg);
+int stat_add_events(struct stat_session *s, char *const *lists, size_t nr_lists, stat_tables_fn tables, void *arg);
 
 /* Output like perf stat. */
 struct stat_print_opts {

@@ -90,6 +90,22 @@ static void test_generic(void)
 	ev_close(ctx);
 }
 
+/* perf's generic names as stat takes them, without tables */
+static void test_perf_generic_attr(void)
+{
+	struct perf_event_attr a;
+
+	CHECK(ev_perf_generic_attr("task-clock", &a) == 0 && a.type == PERF_TYPE_SOFTWARE &&
+	      a.config == PERF_COUNT_SW_TASK_CLOCK && a.size == sizeof(a), "task-clock");
+	CHECK(ev_perf_generic_attr("cs", &a) == 0 && a.config == PERF_COUNT_SW_CONTEXT_SWITCHES, "alias cs");
+	CHECK(ev_perf_generic_attr("cycles:u", &a) == 0 && a.type == PERF_TYPE_HARDWARE &&
+	      !a.exclude_user && a.exclude_kernel && a.exclude_hv, "cycles:u counts user only");
+	CHECK(ev_perf_generic_attr("page-faults:k", &a) == 0 && a.exclude_user && !a.exclude_kernel, ":k");
+	CHECK(ev_perf_generic_attr("cycles:q", &a) < 0, "unknown modifier rejected");
+	CHECK(ev_perf_generic_attr("cycle", &a) == 1, "near miss is not a generic name");
+	CHECK(ev_perf_generic_attr("BR_INST_RETIRED.NEAR_TAKEN", &a) == 1, "table event is not generic");
+}
+
 static void test_tables(void)
 {
 	struct ev_context *ctx = open_cpu("GenuineIntel-6-5E-3", fix("perfmon"), fix("sysfs-intel"), true);
@@ -345,6 +361,7 @@ int main(void)
 	setenv("LIBPFM_FORCE_PMU", "amd64_fam19h_zen3", 1);
 	setenv("XDG_CACHE_HOME", tmp, 1);
 	test_generic();
+	test_perf_generic_attr();
 	test_tables();
 	test_mapfile();
 	test_table_reader(tmp);

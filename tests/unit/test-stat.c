@@ -1,4 +1,4 @@
-/* Unit tests for src/stat: multiplex scaling, run statistics, generic names,
+/* Unit tests for src/stat: multiplex scaling, run statistics,
  * the -e list syntax, output of scaled counts, and counting a real child. */
 #include <math.h>
 #include <stdlib.h>
@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "events/events.h"
 #include "passthrough/evlist.h"
 #include "stat/stat.h"
 #include "util/util.h"
@@ -41,21 +42,6 @@ static void test_stats(void)
 	/* sample variance 5/3; stddev of the mean sqrt(5/3/4) */
 	CHECK(fabs(stat_stats_stddev_mean(&s) - sqrt(5.0 / 12)) < 1e-12, "stddev of the mean");
 	CHECK(fabs(stat_stats_rel_stddev(&s) - 100 * sqrt(5.0 / 12) / 2.5) < 1e-9, "relative stddev in percent");
-}
-
-static void test_generic(void)
-{
-	struct perf_event_attr a;
-
-	CHECK(stat_generic_event("task-clock", &a) == 0 && a.type == PERF_TYPE_SOFTWARE &&
-	      a.config == PERF_COUNT_SW_TASK_CLOCK && a.size == sizeof(a), "task-clock");
-	CHECK(stat_generic_event("cs", &a) == 0 && a.config == PERF_COUNT_SW_CONTEXT_SWITCHES, "alias cs");
-	CHECK(stat_generic_event("cycles:u", &a) == 0 && a.type == PERF_TYPE_HARDWARE &&
-	      !a.exclude_user && a.exclude_kernel && a.exclude_hv, "cycles:u counts user only");
-	CHECK(stat_generic_event("page-faults:k", &a) == 0 && a.exclude_user && !a.exclude_kernel, ":k");
-	CHECK(stat_generic_event("cycles:q", &a) < 0, "unknown modifier rejected");
-	CHECK(stat_generic_event("cycle", &a) < 0, "near miss is not a generic name");
-	CHECK(stat_generic_event("BR_INST_RETIRED.NEAR_TAKEN", &a) < 0, "table event is not generic");
 }
 
 static void test_evlist(void)
@@ -104,9 +90,9 @@ static void test_print_scaled(void)
 	double pct;
 
 	memset(&s, 0, sizeof(s));
-	stat_generic_event("cycles", &a);
+	ev_perf_generic_attr("cycles", &a);
 	stat_add(&s, "cycles", &a, -1);
-	stat_generic_event("instructions", &a);
+	ev_perf_generic_attr("instructions", &a);
 	stat_add(&s, "instructions", &a, -1);
 	stat_add(&s, "branches", &a, -1);   /* never ran */
 	s.counters[0].ever_supported = s.counters[1].ever_supported = s.counters[2].ever_supported = true;
@@ -145,11 +131,11 @@ static void test_count_child(void)
 	int status = -1;
 
 	memset(&s, 0, sizeof(s));
-	stat_generic_event("task-clock", &a);
+	ev_perf_generic_attr("task-clock", &a);
 	stat_add(&s, "task-clock", &a, 0);
-	stat_generic_event("context-switches", &a);
+	ev_perf_generic_attr("context-switches", &a);
 	stat_add(&s, "context-switches", &a, 0);
-	stat_generic_event("cycles", &a);
+	ev_perf_generic_attr("cycles", &a);
 	stat_add(&s, "cycles", &a, -1);
 	CHECK(stat_run_workload(&s, argv, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "workload ran");
@@ -170,7 +156,6 @@ int main(void)
 {
 	test_scale();
 	test_stats();
-	test_generic();
 	test_evlist();
 	test_print_scaled();
 	test_count_child();
