@@ -13,23 +13,18 @@
 struct feed {
 	struct afdo_binary *bin;
 	struct afdo_counts *counts;
-	struct { const struct dso *dso; bool is_bin; } *seen;   /* DSOs matched so far */
-	size_t nr_seen, cap_seen;
+	struct hmap seen;          /* DSO pointer -> bool: is it the binary? */
 	uint64_t stacks;
 };
 
 static bool is_binary(struct feed *f, const struct dso *d)
 {
-	size_t i;
+	bool added, *is_bin = hmap_val(&f->seen, hmap_add(&f->seen, &d, &added));
 
-	for (i = 0; i < f->nr_seen; i++)
-		if (f->seen[i].dso == d)
-			return f->seen[i].is_bin;
-	GROW(f->seen, f->cap_seen, f->nr_seen + 1);
-	f->seen[f->nr_seen].dso = d;
-	f->seen[f->nr_seen].is_bin = afdo_path_matches(f->bin, d->name) ||
-				     (d->build_id_size && afdo_build_id_matches(f->bin, d->build_id, d->build_id_size));
-	return f->seen[f->nr_seen++].is_bin;
+	if (added)
+		*is_bin = afdo_path_matches(f->bin, d->name) ||
+			  (d->build_id_size && afdo_build_id_matches(f->bin, d->build_id, d->build_id_size));
+	return *is_bin;
 }
 
 /* A runtime address of the sample's process -> the binary's own address. */
@@ -101,6 +96,7 @@ int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_coun
 	size_t i;
 	int ret = -1;
 
+	hmap_init(&f.seen, sizeof(const struct dso *), sizeof(bool), NULL);
 	if (session_open(s, path) < 0)
 		goto out;
 	in = session_info(s);
@@ -116,7 +112,7 @@ int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_coun
 	if (ret == 0 && !f.stacks)
 		ret = oc_err("%s: no branch stacks in the file: record with -b", path);
 out:
-	free(f.seen);
+	hmap_free(&f.seen);
 	session_free(s);
 	return ret < 0 ? -1 : 0;
 }

@@ -24,6 +24,10 @@ enum {
 	OPT_GLOBAL_CPUINFO = 0x1000,
 	OPT_GLOBAL_CPUID,
 	OPT_GLOBAL_SYSFS,
+	OPT_SESSION_SYMFS = 0x1080,
+	OPT_SESSION_KALLSYMS,
+	OPT_SESSION_MAX_STACK,
+	OPT_SESSION_NO_DEMANGLE,
 	OPT_FIRST_LOCAL = 0x1100,  /* commands number their long-only options from here */
 };
 
@@ -33,6 +37,25 @@ enum {
 	{ "cpuid", required_argument, NULL, OPT_GLOBAL_CPUID }, \
 	{ "sysfs", required_argument, NULL, OPT_GLOBAL_SYSFS }, \
 	{ "help", no_argument, NULL, 'h' }
+
+/* The options of the commands that read perf.data through a session (report,
+ * script), and their help lines. */
+#define SESSION_LONG_OPTIONS \
+	{ "symfs", required_argument, NULL, OPT_SESSION_SYMFS }, \
+	{ "kallsyms", required_argument, NULL, OPT_SESSION_KALLSYMS }, \
+	{ "max-stack", required_argument, NULL, OPT_SESSION_MAX_STACK }, \
+	{ "no-demangle", no_argument, NULL, OPT_SESSION_NO_DEMANGLE }
+#define SESSION_OPTIONS_HELP \
+	"      --symfs DIR         look for binaries under DIR, like perf\n" \
+	"      --kallsyms FILE     kernel symbols (default: /proc/kallsyms where perf takes it:\n" \
+	"                          see the man page)\n" \
+	"      --max-stack N       at most N frames of a call chain (default, as perf:\n" \
+	"                          kernel.perf_event_max_stack, 127 where it cannot be read)\n" \
+	"      --no-demangle       C++ and Rust names as in the symbol table\n"
+struct session_opts;
+/* Handle one of SESSION_LONG_OPTIONS for cmd: 1 if it was one, -1 after an
+ * error line (a bad --max-stack), 0 if it was none. */
+int cli_session_option(const char *cmd, int c, const char *arg, struct session_opts *so);
 
 /* Handle a global option returned by getopt_long; returns 1 if it was one. */
 int global_option(int c, const char *arg);
@@ -47,10 +70,6 @@ int cli_fail(void);
 int cli_bad_usage(const char *cmd);
 /* Print usage text to stdout (for --help) and return 0. */
 int cli_help(const char *usage);
-/* --max-stack N of script and report as the session's max_stack (where 0 is
- * perf's default and a negative value keeps no frame). 0, or -1 after one
- * error line naming cmd. */
-int cli_max_stack(const char *cmd, const char *arg, int *max_stack);
 /* A workload's wait status as a shell's exit code (128 + signal when killed). */
 int cli_exit_status(int status);
 

@@ -23,10 +23,7 @@ static const char usage[] =
 	"      --perfscript FILE   read 'perf script -F ip,brstack' text instead (llvm-profgen's\n"
 	"                          input), with --binary PROG for its addresses\n"
 	"      --binary PROG       the profiled binary of --perfscript text\n"
-	"      --symfs DIR         look for binaries under DIR, like perf\n"
-	"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when the kernel matches)\n"
-	"      --max-stack N       use at most N frames of a call chain (default, as perf:\n"
-	"                          kernel.perf_event_max_stack, 127 where it cannot be read)\n"
+	SESSION_OPTIONS_HELP
 	"\n"
 	"Views:\n"
 	"  -s, --sort KEYS         histogram keys: symbol_from, symbol_to, dso_from, dso_to,\n"
@@ -52,7 +49,6 @@ static const char usage[] =
 	"      --tid LIST          only these thread ids\n"
 	"      --dso LIST          only these objects\n"
 	"      --full-source-path  show source files with their full path\n"
-	"      --no-demangle       C++ and Rust names as in the symbol table\n"
 	"      --stdio             plain text, no pager\n"
 	"      --json              JSON (schemas in docs/report-json.md)\n"
 	"      --pprof FILE        write a gzipped pprof profile (profile.proto) instead, for\n"
@@ -63,10 +59,9 @@ static const char usage[] =
 	"  -v, --verbose           more detail\n";
 
 enum {
-	OPT_PERFSCRIPT = OPT_FIRST_LOCAL, OPT_BINARY, OPT_SYMFS, OPT_KALLSYMS, OPT_NO_BRANCH,
+	OPT_PERFSCRIPT = OPT_FIRST_LOCAL, OPT_BINARY, OPT_NO_BRANCH,
 	OPT_SOURCE, OPT_HISTORY, OPT_HOT, OPT_PCT, OPT_MAX_ROWS, OPT_COMM, OPT_PID, OPT_TID,
-	OPT_DSO, OPT_FULL_PATH, OPT_STDIO, OPT_JSON, OPT_HEADER_ONLY, OPT_MAX_STACK, OPT_PERCENTAGE,
-	OPT_NO_DEMANGLE, OPT_PPROF,
+	OPT_DSO, OPT_FULL_PATH, OPT_STDIO, OPT_JSON, OPT_HEADER_ONLY, OPT_PERCENTAGE, OPT_PPROF,
 };
 
 static int32_t *parse_ids(const char *s)
@@ -149,8 +144,6 @@ int cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "perfscript", required_argument, NULL, OPT_PERFSCRIPT },
 		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "sort", required_argument, NULL, 's' },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "branch-stack", no_argument, NULL, 'b' },
@@ -170,12 +163,11 @@ int cmd_report(int argc, char **argv)
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
-		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		SESSION_LONG_OPTIONS,
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,12 +184,14 @@ int cmd_report(int argc, char **argv)
 	while (!ret && (c = getopt_long(argc, argv, "hi:s:F:bqv", opts, NULL)) != -1) {
 		if (global_option(c, optarg))
 			continue;
+		if ((ret = cli_session_option("report", c, optarg, &o.session)) != 0) {
+			ret = ret < 0 ? 2 : 0;
+			continue;
+		}
 		switch (c) {
 		case 'i': inputs[nr_inputs++] = optarg; break;
 		case OPT_PERFSCRIPT: perfscript = optarg; break;
 		case OPT_BINARY: binary = optarg; break;
-		case OPT_SYMFS: o.sym.symfs = optarg; break;
-		case OPT_KALLSYMS: o.sym.kallsyms = optarg; break;
 		case 's': free(sort); sort = xstrdup(optarg); break;
 		case 'F': free(sort); sort = fields_to_sort(optarg); break;
 		case 'b': o.branch_mode = 1; break;
@@ -225,22 +219,17 @@ int cmd_report(int argc, char **argv)
 			else if (c == OPT_PID) { free(o.pids); o.pids = ids; } else { free(o.tids); o.tids = ids; }
 			break;
 		}
-		case OPT_FULL_PATH: o.full_source_path = true; break;
+		case OPT_FULL_PATH: o.session.full_source_path = true; break;
 		case OPT_STDIO: stdio = true; break;
 		case OPT_JSON: o.json = true; break;
 		case OPT_HEADER_ONLY: header_only = true; break;
-		case OPT_MAX_STACK:
-			if (cli_max_stack("report", optarg, &o.max_stack) < 0)
-				ret = 2;
-			break;
 		case OPT_PERCENTAGE:
 			if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
 				ret = cli_error("report: --percentage %s: absolute or relative", optarg);
 			o.percent_relative = !strcmp(optarg, "relative");
 			break;
-		case OPT_NO_DEMANGLE: o.no_demangle = true; break;
 		case OPT_PPROF: o.pprof = optarg; break;
-		case 'q': o.sym.quiet = true; break;
+		case 'q': o.session.sym.quiet = true; break;
 		case 'v': o.verbose++; break;
 		case 'h': ret = cli_help(usage); goto out;
 		default: ret = cli_bad_usage("report"); break;
@@ -267,7 +256,7 @@ int cmd_report(int argc, char **argv)
 	o.sort = sort && *sort ? sort : NULL;
 	if (o.pprof && (ret = check_pprof(&o)))
 		goto out;
-	if (o.sym.quiet)
+	if (o.session.sym.quiet)
 		oc_set_warn_handler(ignore_warning);
 	r = report_new(&o);
 	if (perfscript)

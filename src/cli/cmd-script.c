@@ -14,25 +14,19 @@ static const char usage[] =
 	"line, byte for byte as perf 6.1's 'perf script -F FIELDS' prints them, so tools that read\n"
 	"perf script text (llvm-profgen --perfscript, BOLT, flame-graph scripts) read it.\n"
 	"\n"
-	"  -i, --input FILE   the perf.data file (default perf.data; - reads a pipe-mode stream\n"
-	"                     from standard input)\n"
-	"  -F, --fields LIST  comma-separated: comm,tid,pid,time,cpu,period,event,ip,sym,\n"
-	"                     symoff,dso,addr,brstack,brstacksym. Default, perf's:\n"
-	"                     comm,tid,cpu,time,period,event,ip,sym,symoff,dso (less what\n"
-	"                     the samples lack). sym, symoff (needs sym) and dso print after\n"
-	"                     the ip, or after each call-chain frame; brstacksym prints each\n"
-	"                     branch as FROM_SYM+0xOFF/TO_SYM+0xOFF/flags\n"
-	"      --symfs DIR    look for binaries under DIR, like perf\n"
-	"      --kallsyms FILE\n"
-	"                     kernel symbols (default: /proc/kallsyms when the recorded kernel\n"
-	"                     is the running one or has no build-id, and no --symfs)\n"
-	"      --max-stack N  print at most N frames of a call chain (default, as perf:\n"
-	"                     kernel.perf_event_max_stack, 127 where it cannot be read)\n"
-	"      --no-demangle  C++ and Rust names as in the symbol table\n"
-	"      --header       print the header before the samples\n"
-	"      --header-only  print only the header, like 'perf report --header-only'\n";
+	"  -i, --input FILE        the perf.data file (default perf.data; - reads a pipe-mode\n"
+	"                          stream from standard input)\n"
+	"  -F, --fields LIST       comma-separated: comm,tid,pid,time,cpu,period,event,ip,sym,\n"
+	"                          symoff,dso,addr,brstack,brstacksym. Default, perf's:\n"
+	"                          comm,tid,cpu,time,period,event,ip,sym,symoff,dso (less what\n"
+	"                          the samples lack). sym, symoff (needs sym) and dso print\n"
+	"                          after the ip, or after each call-chain frame; brstacksym\n"
+	"                          prints each branch as FROM_SYM+0xOFF/TO_SYM+0xOFF/flags\n"
+	SESSION_OPTIONS_HELP
+	"      --header            print the header before the samples\n"
+	"      --header-only       print only the header, like 'perf report --header-only'\n";
 
-enum { OPT_HEADER = OPT_FIRST_LOCAL, OPT_HEADER_ONLY, OPT_SYMFS, OPT_KALLSYMS, OPT_MAX_STACK, OPT_NO_DEMANGLE };
+enum { OPT_HEADER = OPT_FIRST_LOCAL, OPT_HEADER_ONLY };
 
 int cmd_script(int argc, char **argv)
 {
@@ -41,10 +35,7 @@ int cmd_script(int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		SESSION_LONG_OPTIONS,
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -58,18 +49,16 @@ int cmd_script(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hi:F:", opts, NULL)) != -1) {
 		if (global_option(c, optarg))
 			continue;
+		if ((ret = cli_session_option("script", c, optarg, &so)) != 0) {
+			if (ret < 0)
+				return 2;
+			continue;
+		}
 		switch (c) {
 		case 'i': input = optarg; break;
 		case 'F': field_spec = optarg; break;
 		case OPT_HEADER: header = true; break;
 		case OPT_HEADER_ONLY: header_only = true; break;
-		case OPT_SYMFS: so.sym.symfs = optarg; break;
-		case OPT_KALLSYMS: so.sym.kallsyms = optarg; break;
-		case OPT_MAX_STACK:
-			if (cli_max_stack("script", optarg, &so.max_stack) < 0)
-				return 2;
-			break;
-		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
 		case 'h': return cli_help(usage);
 		default: return cli_bad_usage("script");
 		}

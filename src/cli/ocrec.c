@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cpu/cpu.h"
 #include "events/events.h"
+#include "session/session.h"
 
 struct global_opts g_opts;
 
@@ -102,15 +103,22 @@ int cli_help(const char *usage)
 	return 0;
 }
 
-int cli_max_stack(const char *cmd, const char *arg, int *max_stack)
+int cli_session_option(const char *cmd, int c, const char *arg, struct session_opts *so)
 {
 	uint64_t n;
 
-	if (parse_u64(arg, &n) < 0 || n > INT32_MAX) {
-		cli_error("%s: --max-stack %s: not a number of frames", cmd, arg);
-		return -1;
+	switch (c) {
+	case OPT_SESSION_SYMFS: so->sym.symfs = arg; return 1;
+	case OPT_SESSION_KALLSYMS: so->sym.kallsyms = arg; return 1;
+	case OPT_SESSION_NO_DEMANGLE: so->no_demangle = true; return 1;
+	case OPT_SESSION_MAX_STACK:
+		if (parse_u64(arg, &n) < 0 || n > INT32_MAX) {
+			cli_error("%s: --max-stack %s: not a number of frames", cmd, arg);
+			return -1;
+		}
+		so->max_stack = n ? (int)n : -1;   /* the session's 0 is perf's default */
+		return 1;
 	}
-	*max_stack = n ? (int)n : -1;
 	return 0;
 }
 

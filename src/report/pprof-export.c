@@ -170,7 +170,7 @@ static const char *inline_name(struct report *r, struct export *x, const struct 
 
 	if (!key)
 		return NULL;
-	if (r->opts.no_demangle)
+	if (r->opts.session.no_demangle)
 		return key;
 	i = hmap_add(&x->names, &key, &added);
 	shown = hmap_val(&x->names, i);

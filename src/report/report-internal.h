@@ -8,8 +8,8 @@
 
 #define MAX_KEY_WORDS 24
 
+/* A histogram entry (its key, the --sort keys' words, is the hash table's). */
 struct hentry {
-	uint64_t key[MAX_KEY_WORDS];
 	uint64_t period, samples;
 	struct session_loc from, to;   /* to is unused outside branch mode */
 	const char *comm;              /* interned by the session */

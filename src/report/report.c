@@ -62,12 +62,9 @@ void json_str(FILE *out, const char *s)
 struct report *report_new(const struct report_opts *opts)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
-	struct session_opts so = { .sym = opts->sym, .no_demangle = opts->no_demangle,
-				   .full_source_path = opts->full_source_path, .max_stack = opts->max_stack };
-
 	r->opts = *opts;
 	r->view = opts->pprof ? &view_pprof : views[opts->view];
-	r->s = session_new(&so);
+	r->s = session_new(&opts->session);
 	return r;
 }
 
@@ -276,10 +273,7 @@ int report_read_perfscript(struct report *r, const char *path, const char *binar
 /* --- histogram --------------------------------------------------------- */
 
 struct hist {
-	struct hentry *e;
-	size_t n, cap;
-	uint32_t *idx;             /* open addressing into e (+1), 0 empty */
-	size_t idx_cap;
+	struct hmap map;           /* the --sort keys' words -> struct hentry */
 };
 
 static void sym_key(const struct session_loc *l, uint64_t *w)
@@ -320,39 +314,24 @@ static bool needs_srcline(const struct report *r, bool from)
 }
 
 /* Adds period to proto's entry; returns the entry's index. */
-static size_t hist_add(const struct report *r, struct hist *h, struct hentry *proto, uint64_t period)
+static size_t hist_add(const struct report *r, struct hist *h, const struct hentry *proto, uint64_t period)
 {
 	uint64_t key[MAX_KEY_WORDS];
-	size_t nw = make_key(r, proto, key), i, slot;
-	uint64_t hv = hash_words(key, nw);
+	size_t nw = make_key(r, proto, key), i;
+	struct hentry *e;
+	bool added;
 
-	if ((h->n + 1) * 2 > h->idx_cap) {
-		free(h->idx);
-		h->idx_cap = h->idx_cap ? h->idx_cap * 2 : 1024;
-		h->idx = xcalloc(h->idx_cap, sizeof(*h->idx));
-		for (i = 0; i < h->n; i++) {
-			slot = hash_words(h->e[i].key, nw) & (h->idx_cap - 1);
-			while (h->idx[slot])
-				slot = (slot + 1) & (h->idx_cap - 1);
-			h->idx[slot] = (uint32_t)i + 1;
-		}
+	if (!h->map.entry_size)   /* the keys are known once the first entry comes */
+		hmap_init(&h->map, nw * sizeof(uint64_t), sizeof(struct hentry), NULL);
+	i = hmap_add(&h->map, key, &added);
+	e = hmap_val(&h->map, i);
+	if (added) {
+		*e = *proto;
+		e->period = e->samples = 0;
 	}
-	for (slot = hv & (h->idx_cap - 1); h->idx[slot]; slot = (slot + 1) & (h->idx_cap - 1)) {
-		struct hentry *e = &h->e[h->idx[slot] - 1];
-		if (memcmp(e->key, key, nw * sizeof(uint64_t)) == 0) {
-			e->period += period;
-			e->samples++;
-			return (size_t)(e - h->e);
-		}
-	}
-	GROW(h->e, h->cap, h->n + 1);
-	proto->period = period;
-	proto->samples = 1;
-	memcpy(proto->key, key, nw * sizeof(uint64_t));
-	memset(proto->key + nw, 0, (MAX_KEY_WORDS - nw) * sizeof(uint64_t));
-	h->e[h->n] = *proto;
-	h->idx[slot] = (uint32_t)++h->n;
-	return h->n - 1;
+	e->period += period;
+	e->samples++;
+	return i;
 }
 
 /* Branch entries repeat (a hot loop fills the LBR with the same few
@@ -410,8 +389,9 @@ static void hist_branches(struct report *r, struct rsection *sec, struct hist *h
 
 		if (hit) {
 			if (ps->entry >= 0) {
-				h->e[ps->entry].period++;
-				h->e[ps->entry].samples++;
+				struct hentry *e = hmap_val(&h->map, (size_t)ps->entry);
+				e->period++;
+				e->samples++;
 				sec->kept_samples++;
 				sec->kept_period++;
 			}
@@ -471,8 +451,7 @@ static void hist_free(void *state)
 {
 	struct hist *h = state;
 
-	free(h->e);
-	free(h->idx);
+	hmap_free(&h->map);
 	free(h);
 }
 
@@ -549,13 +528,14 @@ static void samples_text(uint64_t n, char *buf, size_t size)
 static size_t visible_rows(struct report *r, struct rsection *sec, struct hentry ***rows_out)
 {
 	struct hist *h = sec->view;
-	size_t nr = h ? h->n : 0, i, n = 0;
+	size_t nr = h ? hmap_count(&h->map) : 0, i, n = 0;
 	struct hentry **rows = xcalloc(nr ? nr : 1, sizeof(*rows));
 
 	for (i = 0; i < nr; i++) {
-		if (r->opts.percent_limit > 0 && report_percent(r, sec, h->e[i].period) < r->opts.percent_limit)
+		struct hentry *e = hmap_val(&h->map, i);
+		if (r->opts.percent_limit > 0 && report_percent(r, sec, e->period) < r->opts.percent_limit)
 			continue;
-		rows[n++] = &h->e[i];
+		rows[n++] = e;
 	}
 	qsort_r(rows, n, sizeof(*rows), cmp_rows, r);
 	if (r->opts.max_rows > 0 && n > (size_t)r->opts.max_rows)

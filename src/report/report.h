@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "symbols/symbols.h"
+#include "session/session.h"
 
 enum report_view {
 	VIEW_HIST,             /* branch or sample histogram by --sort keys */
@@ -31,10 +31,8 @@ struct report_opts {
 	int verbose;
 	bool json;
 	const char *pprof;         /* --pprof FILE: write a pprof profile instead of text */
-	bool full_source_path;
-	bool no_demangle;          /* --no-demangle */
-	int max_stack;             /* --max-stack (call-chain frames), 0: perf's default */
-	struct sym_options sym;
+	struct session_opts session;   /* --symfs, --kallsyms, --max-stack, --no-demangle,
+	                                * --full-source-path, -q (its order is the report's) */
 };
 
 struct report;

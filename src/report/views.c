@@ -15,58 +15,12 @@
 
 #include "report/report-internal.h"
 
-/* A small open-addressing map from a key of words to an index. */
-struct kmap {
-	uint64_t *keys;            /* nw words per slot */
-	uint32_t *val;             /* index + 1, 0 empty */
-	size_t cap, n, nw;
-};
-
-static void kmap_init(struct kmap *m, size_t nw)
+/* Every table below is a struct hmap from a key of words to nothing: its
+ * entries come in insertion order, so a key's entry index is also its index in
+ * the view's own array, appended when hmap_add() says the key is new. */
+static void words_map(struct hmap *m, size_t nw)
 {
-	memset(m, 0, sizeof(*m));
-	m->nw = nw;
-}
-
-static void kmap_free(struct kmap *m)
-{
-	free(m->keys);
-	free(m->val);
-}
-
-/* Find key; when absent insert it with value next (returns false). */
-static bool kmap_get(struct kmap *m, const uint64_t *key, uint32_t next, uint32_t *out)
-{
-	size_t h, i;
-	if ((m->n + 1) * 2 > m->cap) {
-		uint64_t *ok = m->keys;
-		uint32_t *ov = m->val;
-		size_t ocap = m->cap;
-		m->cap = m->cap ? m->cap * 2 : 256;
-		m->keys = xcalloc(m->cap * m->nw, sizeof(uint64_t));
-		m->val = xcalloc(m->cap, sizeof(uint32_t));
-		for (i = 0; i < ocap; i++) {
-			if (!ov[i])
-				continue;
-			h = hash_words(&ok[i * m->nw], m->nw) & (m->cap - 1);
-			while (m->val[h])
-				h = (h + 1) & (m->cap - 1);
-			memcpy(&m->keys[h * m->nw], &ok[i * m->nw], m->nw * 8);
-			m->val[h] = ov[i];
-		}
-		free(ok);
-		free(ov);
-	}
-	for (h = hash_words(key, m->nw) & (m->cap - 1); m->val[h]; h = (h + 1) & (m->cap - 1))
-		if (memcmp(&m->keys[h * m->nw], key, m->nw * 8) == 0) {
-			*out = m->val[h] - 1;
-			return true;
-		}
-	memcpy(&m->keys[h * m->nw], key, m->nw * 8);
-	m->val[h] = next + 1;
-	m->n++;
-	*out = next;
-	return false;
+	hmap_init(m, nw * sizeof(uint64_t), 0, NULL);
 }
 
 /* A location as the views print it: function, file:line, full path and line. */
@@ -111,7 +65,7 @@ struct srcfile {
 };
 
 struct srcfiles {
-	struct kmap map;           /* interned path -> index in f */
+	struct hmap map;           /* interned path -> index in f */
 	struct srcfile *f;
 	size_t n, cap;
 };
@@ -119,7 +73,7 @@ struct srcfiles {
 static void srcfiles_init(struct srcfiles *sf)
 {
 	memset(sf, 0, sizeof(*sf));
-	kmap_init(&sf->map, 1);
+	words_map(&sf->map, 1);
 }
 
 /* A source file DWARF names: a regular file (never a FIFO or a device a
@@ -133,11 +87,13 @@ static const char *source_line(struct report *r, struct srcfiles *sf, const char
 {
 	struct srcfile *f;
 	uint64_t key = (uint64_t)(uintptr_t)path;
-	uint32_t idx;
+	size_t idx;
+	bool added;
 
 	if (!path || line == 0)
 		return NULL;
-	if (!kmap_get(&sf->map, &key, (uint32_t)sf->n, &idx)) {
+	idx = hmap_add(&sf->map, &key, &added);
+	if (added) {
 		GROW(sf->f, sf->cap, sf->n + 1);
 		memset(&sf->f[sf->n++], 0, sizeof(*sf->f));
 	}
@@ -147,8 +103,8 @@ static const char *source_line(struct report *r, struct srcfiles *sf, const char
 		char *p;
 		f->tried = true;
 		f->text = source_text(path, &len);
-		if (!f->text && r->opts.sym.symfs) {
-			char *alt = xasprintf("%s/%s", r->opts.sym.symfs, path);
+		if (!f->text && r->opts.session.sym.symfs) {
+			char *alt = xasprintf("%s/%s", r->opts.session.sym.symfs, path);
 			f->text = source_text(alt, &len);
 			free(alt);
 		}
@@ -176,7 +132,7 @@ static void srcfiles_free(struct srcfiles *sf)
 		free(sf->f[i].lines);
 	}
 	free(sf->f);
-	kmap_free(&sf->map);
+	hmap_free(&sf->map);
 }
 
 /* --- --source ---------------------------------------------------------- */
@@ -197,7 +153,7 @@ struct src_func {
 };
 
 struct source_view {
-	struct kmap lines_map, funcs_map;
+	struct hmap lines_map, funcs_map;
 	struct src_line *lines;
 	size_t nr_lines, cap_lines;
 	struct src_func *funcs;
@@ -207,15 +163,17 @@ struct source_view {
 static void source_count(struct report *r, struct source_view *v, struct session_loc *l, bool leave)
 {
 	uint64_t key[3], fkey[2];
-	uint32_t idx, fidx;
+	size_t idx, fidx;
 	struct src_line *sl;
+	bool added;
 
 	session_loc_line(r->s, l);
 	if (!l->sym || report_dso_filtered(r, l))
 		return;
 	fkey[0] = (uint64_t)(uintptr_t)l->dso;
 	fkey[1] = (uint64_t)(uintptr_t)l->sym;
-	if (!kmap_get(&v->funcs_map, fkey, (uint32_t)v->nr_funcs, &fidx)) {
+	fidx = hmap_add(&v->funcs_map, fkey, &added);
+	if (added) {
 		GROW(v->funcs, v->cap_funcs, v->nr_funcs + 1);
 		v->funcs[v->nr_funcs++] = (struct src_func){ l->name, 0 };
 	}
@@ -223,7 +181,8 @@ static void source_count(struct report *r, struct source_view *v, struct session
 	key[0] = fkey[1];
 	key[1] = (uint64_t)(uintptr_t)l->file;
 	key[2] = l->line;
-	if (!kmap_get(&v->lines_map, key, (uint32_t)v->nr_lines, &idx)) {
+	idx = hmap_add(&v->lines_map, key, &added);
+	if (added) {
 		GROW(v->lines, v->cap_lines, v->nr_lines + 1);
 		v->lines[v->nr_lines++] = (struct src_line){ l->dso, l->sym, l->name, l->file, l->line,
 							     0, 0, fidx };
@@ -336,8 +295,8 @@ static void source_sample(struct report *r, struct rsection *sec, const struct s
 		return;
 	if (!v) {
 		v = sec->view = xcalloc(1, sizeof(*v));
-		kmap_init(&v->lines_map, 3);
-		kmap_init(&v->funcs_map, 2);
+		words_map(&v->lines_map, 3);
+		words_map(&v->funcs_map, 2);
 	}
 	sec->nr_samples += ss->s->branch_nr;
 	sec->total_period += ss->s->branch_nr;
@@ -359,8 +318,8 @@ static void source_free(void *state)
 {
 	struct source_view *v = state;
 
-	kmap_free(&v->lines_map);
-	kmap_free(&v->funcs_map);
+	hmap_free(&v->lines_map);
+	hmap_free(&v->funcs_map);
 	free(v->lines);
 	free(v->funcs);
 	free(v);
@@ -379,7 +338,7 @@ struct bh_node {
 };
 
 struct bh_view {
-	struct kmap map;           /* (parent, srcline, func ptr, addr-if-unknown) -> node */
+	struct hmap map;           /* (parent, srcline, func ptr, addr-if-unknown) -> node */
 	struct bh_node *nodes;
 	size_t n, cap;
 	uint32_t *roots;
@@ -392,8 +351,9 @@ static uint32_t bh_child(struct bh_view *v, uint32_t parent, const struct vloc *
 {
 	uint64_t key[4] = { parent, (uint64_t)(uintptr_t)loc->srcline, (uint64_t)(uintptr_t)loc->func,
 			    loc->func ? 0 : loc->addr };
-	uint32_t idx;
-	if (kmap_get(&v->map, key, (uint32_t)v->n, &idx))
+	bool added;
+	uint32_t idx = (uint32_t)hmap_add(&v->map, key, &added);
+	if (!added)
 		return idx;
 	GROW(v->nodes, v->cap, v->n + 1);
 	v->nodes[v->n] = (struct bh_node){ .loc = *loc, .parent = parent };
@@ -423,7 +383,7 @@ static void bh_sample(struct report *r, struct rsection *sec, const struct sessi
 
 	if (!v) {
 		v = sec->view = xcalloc(1, sizeof(*v));
-		kmap_init(&v->map, 4);
+		words_map(&v->map, 4);
 	}
 	sec->nr_samples++;
 	sec->total_period += period;
@@ -541,7 +501,7 @@ static void bh_free(void *state)
 
 	for (i = 0; i < v->n; i++)
 		free(v->nodes[i].kids);
-	kmap_free(&v->map);
+	hmap_free(&v->map);
 	free(v->nodes);
 	free(v->roots);
 	free(v);
@@ -569,7 +529,7 @@ struct loop {
 };
 
 struct hot_view {
-	struct kmap bmap, pmap, lmap;
+	struct hmap bmap, pmap, lmap;
 	struct block *blocks;
 	size_t nb, cb;
 	struct path3 *paths;
@@ -583,8 +543,9 @@ static uint32_t hot_block(struct report *r, struct hot_view *v, const struct ses
 			  uint64_t start, uint64_t end)
 {
 	uint64_t key[2] = { start, end };
-	uint32_t idx;
-	if (!kmap_get(&v->bmap, key, (uint32_t)v->nb, &idx)) {
+	bool added;
+	uint32_t idx = (uint32_t)hmap_add(&v->bmap, key, &added);
+	if (added) {
 		GROW(v->blocks, v->cb, v->nb + 1);
 		v->blocks[v->nb++] = (struct block){ start, end, vloc_of(r, branch_loc(r, ss, start)),
 						     vloc_of(r, branch_loc(r, ss, end)), 0 };
@@ -597,8 +558,9 @@ static struct loop *hot_loop(struct report *r, struct hot_view *v, const struct 
 			     uint64_t latch, uint64_t head)
 {
 	uint64_t key[2] = { latch, head };
-	uint32_t idx;
-	if (!kmap_get(&v->lmap, key, (uint32_t)v->nl, &idx)) {
+	bool added;
+	size_t idx = hmap_add(&v->lmap, key, &added);
+	if (added) {
 		GROW(v->loops, v->cl, v->nl + 1);
 		v->loops[v->nl++] = (struct loop){ latch, head, vloc_of(r, branch_loc(r, ss, latch)),
 						   vloc_of(r, branch_loc(r, ss, head)), 0, 0, 0, 0, 0 };
@@ -626,8 +588,9 @@ static void hot_count(struct report *r, struct hot_view *v, const struct session
 		b = hot_block(r, v, ss, older->to, newer->from);
 		if (prev[0] != UINT32_MAX && prev[1] != UINT32_MAX) {
 			uint64_t key[3] = { prev[0], prev[1], b };
-			uint32_t idx;
-			if (!kmap_get(&v->pmap, key, (uint32_t)v->np, &idx)) {
+			bool added;
+			size_t idx = hmap_add(&v->pmap, key, &added);
+			if (added) {
 				GROW(v->paths, v->cp, v->np + 1);
 				v->paths[v->np++] = (struct path3){ { prev[0], prev[1], b }, 0 };
 			}
@@ -687,9 +650,9 @@ static void hot_sample(struct report *r, struct rsection *sec, const struct sess
 
 	if (!v) {
 		v = sec->view = xcalloc(1, sizeof(*v));
-		kmap_init(&v->bmap, 2);
-		kmap_init(&v->pmap, 3);
-		kmap_init(&v->lmap, 2);
+		words_map(&v->bmap, 2);
+		words_map(&v->pmap, 3);
+		words_map(&v->lmap, 2);
 	}
 	sec->nr_samples++;
 	sec->total_period += ss->s->period;
@@ -820,9 +783,9 @@ static void hot_free(void *state)
 {
 	struct hot_view *v = state;
 
-	kmap_free(&v->bmap);
-	kmap_free(&v->pmap);
-	kmap_free(&v->lmap);
+	hmap_free(&v->bmap);
+	hmap_free(&v->pmap);
+	hmap_free(&v->lmap);
 	free(v->blocks);
 	free(v->paths);
 	free(v->loops);

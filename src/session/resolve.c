@@ -12,10 +12,7 @@
 
 void loc_cache_clear(struct session *s)
 {
-	if (!s->cache_n)
-		return;
-	memset(s->cache, 0, s->cache_cap * sizeof(*s->cache));
-	s->cache_n = 0;
+	hmap_clear(&s->cache);
 	s->chunk = s->chunk_used = 0;
 }
 
@@ -26,15 +23,11 @@ void loc_cache_free(struct session *s)
 	for (i = 0; i < s->nr_chunks; i++)
 		free(s->chunks[i]);
 	free(s->chunks);
-	free(s->cache);
+	hmap_free(&s->cache);
 }
 
-static size_t key_hash(const uint64_t *key)
-{
-	return hash_u64(key[0] ^ key[1] * 0x9e3779b97f4a7c15ULL);
-}
-
-static struct loc_entry *new_entry(struct session *s)
+/* A place for one more location: chunks are kept when the cache is cleared. */
+static struct session_loc *new_loc(struct session *s)
 {
 	if (s->chunk_used == CHUNK) {
 		s->chunk++;
@@ -42,26 +35,9 @@ static struct loc_entry *new_entry(struct session *s)
 	}
 	if (s->chunk == s->nr_chunks) {
 		GROW(s->chunks, s->cap_chunks, s->nr_chunks + 1);
-		s->chunks[s->nr_chunks++] = xmalloc(CHUNK * sizeof(struct loc_entry));
+		s->chunks[s->nr_chunks++] = xmalloc(CHUNK * sizeof(struct session_loc));
 	}
 	return &s->chunks[s->chunk][s->chunk_used++];
-}
-
-static void grow_cache(struct session *s)
-{
-	struct loc_entry **old = s->cache;
-	size_t oldcap = s->cache_cap, i, h;
-
-	s->cache_cap = oldcap ? oldcap * 2 : 4096;
-	s->cache = xcalloc(s->cache_cap, sizeof(*s->cache));
-	for (i = 0; i < oldcap; i++) {
-		if (!old[i])
-			continue;
-		for (h = key_hash(old[i]->key) & (s->cache_cap - 1); s->cache[h]; h = (h + 1) & (s->cache_cap - 1))
-			;
-		s->cache[h] = old[i];
-	}
-	free(old);
 }
 
 static struct session_loc *lookup(struct session *s, uint32_t pid, unsigned cpumode, uint64_t addr,
@@ -71,31 +47,24 @@ static struct session_loc *lookup(struct session *s, uint32_t pid, unsigned cpum
 		[SESSION_AT_IP] = SYM_AT_CPUMODE, [SESSION_AT_BRANCH] = SYM_AT_ANY,
 		[SESSION_AT_BRANCH_FB] = SYM_AT_FALLBACK,
 	};
-	uint64_t key[2] = { addr, (uint64_t)pid << 32 | cpumode << 8 | at };
-	struct loc_entry *e;
+	/* the sample's mode does not matter to perf report's branch lookup */
+	struct loc_key key = { addr, (uint64_t)pid << 32 | (at == SESSION_AT_BRANCH ? 0 : cpumode << 8) | at };
+	struct session_loc **slot, *l;
 	struct addr_loc al;
-	size_t h;
+	bool added;
 
-	if (at == SESSION_AT_BRANCH)
-		key[1] &= ~0xff00ULL;   /* the sample's mode does not matter */
-	if ((s->cache_n + 1) * 2 > s->cache_cap)
-		grow_cache(s);
-	for (h = key_hash(key) & (s->cache_cap - 1); s->cache[h]; h = (h + 1) & (s->cache_cap - 1))
-		if (s->cache[h]->key[0] == key[0] && s->cache[h]->key[1] == key[1])
-			return &s->cache[h]->loc;
+	slot = hmap_val(&s->cache, hmap_add(&s->cache, &key, &added));
+	if (!added)
+		return *slot;
+	l = *slot = new_loc(s);
 	symtab_lookup(s->st, pid, cpumode, addr, how[at], &al);
-	e = new_entry(s);
-	e->key[0] = key[0];
-	e->key[1] = key[1];
-	e->loc = (struct session_loc){
+	*l = (struct session_loc){
 		.addr = addr, .dso = al.dso, .map_start = al.map_start, .map_end = al.map_end,
 		.map_pgoff = al.map_pgoff, .map_addr = al.map_addr, .file_addr = al.file_addr,
 		.sym = al.sym, .sym_off = al.sym_off, .level = al.level, .kernel = al.kernel,
 		.name = al.sym ? sym_name(al.dso, al.sym, !s->opts.no_demangle) : NULL,
 	};
-	s->cache[h] = e;
-	s->cache_n++;
-	return &e->loc;
+	return l;
 }
 
 struct session_loc *session_resolve(struct session *s, const struct session_sample *ss, uint64_t addr,

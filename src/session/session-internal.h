@@ -3,22 +3,17 @@
 #define OCREC_SESSION_INTERNAL_H
 
 #include "session/session.h"
-
-/* Interned strings: open addressing on their hash. */
-struct strset {
-	char **slots;
-	size_t cap, n;
-};
+#include "util/util.h"
 
 struct thread_slot {
 	struct session_thread t;
 	bool named;                /* a COMM gave its name (perf's comm_set) */
 };
 
-/* One resolved address in the cache (session_resolve()). */
-struct loc_entry {
-	uint64_t key[2];           /* addr; pid << 32 | cpumode << 8 | at */
-	struct session_loc loc;
+/* The address cache's key (session_resolve()). */
+struct loc_key {
+	uint64_t addr;
+	uint64_t where;            /* pid << 32 | cpumode << 8 | at */
 };
 
 struct queued {                /* a record waiting for its turn (ordered mode) */
@@ -29,7 +24,7 @@ struct queued {                /* a record waiting for its turn (ordered mode) *
 struct session {
 	struct session_opts opts;
 	struct symtab *st;
-	struct strset strs;
+	struct hmap strs;          /* interned strings: char * keys, owned */
 	struct session_event **events;
 	size_t nr_events, cap_events;
 	unsigned nr_inputs;
@@ -44,18 +39,15 @@ struct session {
 	const struct session_tool *tool;
 	void *arg;
 
-	/* threads of the open input, open addressing on tid */
-	struct thread_slot **threads;
-	size_t cap_threads, nr_threads;
+	struct hmap threads;       /* of the open input: tid -> struct thread_slot * */
 
 	/* per-sample scratch */
 	struct session_frame *frames;
 	size_t cap_frames;
 
-	/* address cache: open addressing into chunks of entries */
-	struct loc_entry **cache;
-	size_t cache_cap, cache_n;
-	struct loc_entry **chunks;
+	/* address cache: key -> struct session_loc * in chunks (stable pointers) */
+	struct hmap cache;
+	struct session_loc **chunks;
 	size_t nr_chunks, cap_chunks, chunk, chunk_used;
 
 	/* ordered mode: perf's ordered events (util/ordered-events.c) */
@@ -66,9 +58,6 @@ struct session {
 	size_t arena_len, arena_cap;
 	uint64_t seq, max_time, next_flush;
 };
-
-const char *strset_add(struct strset *set, const char *text);
-void strset_free(struct strset *set);
 
 /* The address cache (resolve.c). */
 void loc_cache_clear(struct session *s);

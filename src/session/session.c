@@ -12,46 +12,16 @@
 
 /* --- interned strings -------------------------------------------------- */
 
-const char *strset_add(struct strset *set, const char *text)
-{
-	size_t i, mask;
-
-	if ((set->n + 1) * 2 > set->cap) {
-		struct strset bigger = { NULL, set->cap ? set->cap * 2 : 256, set->n };
-		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
-		for (i = 0; i < set->cap; i++) {
-			size_t j;
-			if (!set->slots[i])
-				continue;
-			for (j = hash_str(set->slots[i]) & (bigger.cap - 1); bigger.slots[j];
-			     j = (j + 1) & (bigger.cap - 1))
-				;
-			bigger.slots[j] = set->slots[i];
-		}
-		free(set->slots);
-		*set = bigger;
-	}
-	mask = set->cap - 1;
-	for (i = hash_str(text) & mask; set->slots[i]; i = (i + 1) & mask)
-		if (!strcmp(set->slots[i], text))
-			return set->slots[i];
-	set->n++;
-	return set->slots[i] = xstrdup(text);
-}
-
-void strset_free(struct strset *set)
-{
-	size_t i;
-
-	for (i = 0; i < set->cap; i++)
-		free(set->slots[i]);
-	free(set->slots);
-	memset(set, 0, sizeof(*set));
-}
-
 const char *session_intern(struct session *s, const char *text)
 {
-	return strset_add(&s->strs, text);
+	size_t i = hmap_find(&s->strs, &text);
+	char *copy;
+
+	if (i != HMAP_NONE)
+		return *(char *const *)hmap_key(&s->strs, i);
+	copy = xstrdup(text);
+	hmap_add(&s->strs, &copy, NULL);
+	return copy;
 }
 
 /* --- the session ------------------------------------------------------- */
@@ -81,6 +51,9 @@ struct session *session_new(const struct session_opts *opts)
 		s->opts.max_stack = 0;
 	s->st = symtab_new(&s->opts.sym);
 	s->queue_sorted = true;
+	hmap_init(&s->strs, sizeof(char *), 0, &hmap_str_ops);
+	hmap_init(&s->threads, sizeof(uint32_t), sizeof(struct thread_slot *), NULL);
+	hmap_init(&s->cache, sizeof(struct loc_key), sizeof(struct session_loc *), NULL);
 	return s;
 }
 
@@ -88,11 +61,9 @@ static void free_threads(struct session *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->cap_threads; i++)
-		free(s->threads[i]);
-	free(s->threads);
-	s->threads = NULL;
-	s->cap_threads = s->nr_threads = 0;
+	for (i = 0; i < hmap_count(&s->threads); i++)
+		free(*(struct thread_slot **)hmap_val(&s->threads, i));
+	hmap_clear(&s->threads);
 }
 
 static void close_input(struct session *s)
@@ -110,6 +81,7 @@ void session_free(struct session *s)
 		return;
 	close_input(s);
 	free_threads(s);
+	hmap_free(&s->threads);
 	for (i = 0; i < s->nr_events; i++)
 		free(s->events[i]);
 	free(s->events);
@@ -119,7 +91,9 @@ void session_free(struct session *s)
 	free(s->arena);
 	loc_cache_free(s);
 	symtab_free(s->st);
-	strset_free(&s->strs);
+	for (i = 0; i < hmap_count(&s->strs); i++)
+		free(*(char **)hmap_key(&s->strs, i));
+	hmap_free(&s->strs);
 	free(s);
 }
 
@@ -173,41 +147,21 @@ const struct session_event *session_event(const struct session *s, size_t index)
 
 /* --- threads ----------------------------------------------------------- */
 
-static struct thread_slot **thread_place(struct session *s, uint32_t tid)
-{
-	size_t mask = s->cap_threads - 1, i;
-
-	for (i = hash_u64(tid) & mask; s->threads[i] && s->threads[i]->t.tid != tid; i = (i + 1) & mask)
-		;
-	return &s->threads[i];
-}
-
 static struct thread_slot *find_thread(struct session *s, uint32_t tid)
 {
-	return s->cap_threads ? *thread_place(s, tid) : NULL;
+	size_t i = hmap_find(&s->threads, &tid);
+	return i == HMAP_NONE ? NULL : *(struct thread_slot **)hmap_val(&s->threads, i);
 }
 
 /* perf's machine__findnew_thread(): a thread never named is ":TID". */
 static struct thread_slot *findnew_thread(struct session *s, uint32_t pid, uint32_t tid)
 {
-	struct thread_slot *t = find_thread(s, tid), **place;
+	struct thread_slot **place = hmap_get(&s->threads, &tid), *t = *place;
 	char name[16];
 
 	if (t)
 		return t;
-	if ((s->nr_threads + 1) * 2 > s->cap_threads) {
-		struct thread_slot **old = s->threads;
-		size_t oldcap = s->cap_threads, i;
-		s->cap_threads = oldcap ? oldcap * 2 : 64;
-		s->threads = xcalloc(s->cap_threads, sizeof(*s->threads));
-		for (i = 0; i < oldcap; i++)
-			if (old[i])
-				*thread_place(s, old[i]->t.tid) = old[i];
-		free(old);
-	}
-	place = thread_place(s, tid);
 	t = *place = xcalloc(1, sizeof(*t));
-	s->nr_threads++;
 	t->t.pid = pid;
 	t->t.tid = tid;
 	snprintf(name, sizeof(name), ":%d", (int)tid);

@@ -404,14 +404,8 @@ bool di_has_lines(const struct debuginfo *di)
 
 static const struct di_row *find_row(const struct debuginfo *di, uint64_t addr)
 {
-	size_t lo = 0, hi = di->nr_rows;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (di->rows[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = COUNT_LE(di->rows, di->nr_rows, addr, addr);
+
 	if (lo == 0 || di->rows[lo - 1].end_sequence)
 		return NULL;
 	return &di->rows[lo - 1];
@@ -419,14 +413,8 @@ static const struct di_row *find_row(const struct debuginfo *di, uint64_t addr)
 
 static int find_node(const struct debuginfo *di, uint64_t addr)
 {
-	size_t lo = 0, hi = di->nr_segs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (di->segs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = COUNT_LE(di->segs, di->nr_segs, start, addr);
+
 	return lo ? di->segs[lo - 1].node : -1;
 }
 

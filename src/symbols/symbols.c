@@ -26,14 +26,11 @@ struct map {
 };
 
 struct proc {
-	uint32_t pid;
-	bool used;
 	struct map *maps;          /* sorted by start, non-overlapping */
 	size_t nr, cap;
 };
 
 struct build_id_entry {
-	char *path;
 	uint8_t id[20];
 	uint8_t size;
 };
@@ -42,12 +39,10 @@ struct symtab {
 	struct sym_options opts;
 	struct dso **dsos;
 	size_t nr_dsos, cap_dsos;
-	struct proc *procs;        /* open addressing on pid */
-	size_t nr_procs, cap_procs;
+	struct hmap procs;         /* pid -> struct proc */
 	struct map *kmaps;         /* kernel and module maps, sorted */
 	size_t nr_kmaps, cap_kmaps;
-	struct build_id_entry *bids;
-	size_t nr_bids, cap_bids;
+	struct hmap bids;          /* path (owned) -> struct build_id_entry */
 	struct dso *kernel_dso;    /* [kernel.kallsyms], symbols from kallsyms when allowed */
 	uint64_t kstart, kend;     /* its map as recorded (old perf: from 0x15600000 up) */
 	char *reloc_sym;           /* the kernel map's "[kernel.kallsyms]_text": "_text", */
@@ -418,14 +413,8 @@ struct dso *dso_open_file(const char *path)
 const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr)
 {
 	const struct symbol *s;
-	size_t lo = 0, hi = dso->nr_syms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (dso->syms[mid].start <= file_addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = COUNT_LE(dso->syms, dso->nr_syms, start, file_addr);
+
 	if (lo == 0)
 		return NULL;
 	s = &dso->syms[lo - 1];
@@ -522,11 +511,8 @@ static void hex_id(const uint8_t *id, size_t n, char *out)
 
 static const struct build_id_entry *find_build_id(const struct symtab *st, const char *path)
 {
-	size_t i;
-	for (i = 0; i < st->nr_bids; i++)
-		if (strcmp(st->bids[i].path, path) == 0)
-			return &st->bids[i];
-	return NULL;
+	size_t i = hmap_find(&st->bids, &path);
+	return i == HMAP_NONE ? NULL : hmap_val(&st->bids, i);
 }
 
 /* Candidate files for a DSO, in perf's order: build-id caches, then the path
@@ -773,8 +759,8 @@ struct symtab *symtab_new(const struct sym_options *opts)
 		st->opts = *opts;
 	if (st->opts.symfs && !strcmp(st->opts.symfs, "/"))
 		st->opts.symfs = NULL;   /* perf takes --symfs / for none */
-	st->cap_procs = 64;
-	st->procs = xcalloc(st->cap_procs, sizeof(*st->procs));
+	hmap_init(&st->procs, sizeof(uint32_t), sizeof(struct proc), NULL);
+	hmap_init(&st->bids, sizeof(char *), sizeof(struct build_id_entry), &hmap_str_ops);
 	return st;
 }
 
@@ -786,14 +772,10 @@ void symtab_free(struct symtab *st)
 	for (i = 0; i < st->nr_dsos; i++)
 		dso_free(st->dsos[i]);
 	free(st->dsos);
-	for (i = 0; i < st->cap_procs; i++)
-		free(st->procs[i].maps);
-	free(st->procs);
+	symtab_next_input(st);   /* what the last input's records made */
+	hmap_free(&st->procs);
+	hmap_free(&st->bids);
 	free(st->kmaps);
-	for (i = 0; i < st->nr_bids; i++)
-		free(st->bids[i].path);
-	free(st->bids);
-	free(st->reloc_sym);
 	free(st);
 }
 
@@ -801,14 +783,13 @@ void symtab_next_input(struct symtab *st)
 {
 	size_t i;
 
-	for (i = 0; i < st->cap_procs; i++)
-		free(st->procs[i].maps);
-	memset(st->procs, 0, st->cap_procs * sizeof(*st->procs));
-	st->nr_procs = 0;
+	for (i = 0; i < hmap_count(&st->procs); i++)
+		free(((struct proc *)hmap_val(&st->procs, i))->maps);
+	hmap_clear(&st->procs);
 	st->nr_kmaps = 0;
-	for (i = 0; i < st->nr_bids; i++)
-		free(st->bids[i].path);
-	st->nr_bids = 0;
+	for (i = 0; i < hmap_count(&st->bids); i++)
+		free(*(char **)hmap_key(&st->bids, i));
+	hmap_clear(&st->bids);
 	st->kernel_dso = NULL;
 	st->kstart = st->kend = 0;
 	free(st->reloc_sym);
@@ -818,55 +799,33 @@ void symtab_next_input(struct symtab *st)
 
 void symtab_add_build_id(struct symtab *st, const char *path, const uint8_t *id, uint8_t size)
 {
-	struct build_id_entry *e = (struct build_id_entry *)find_build_id(st, path);
-	size_t i;
+	size_t i = hmap_find(&st->bids, &path);
+	struct build_id_entry *e;
+
 	if (size > 20)
 		size = 20;
-	if (!e) {
-		GROW(st->bids, st->cap_bids, st->nr_bids + 1);
-		e = &st->bids[st->nr_bids++];
-		e->path = xstrdup(path);
+	if (i == HMAP_NONE) {
+		char *copy = xstrdup(path);
+		i = hmap_add(&st->bids, &copy, NULL);
 	}
+	e = hmap_val(&st->bids, i);
 	memcpy(e->id, id, size);
 	e->size = size;
-	/* a DSO already known but not loaded yet takes the id too */
+	/* a DSO known before its id (a pipe's ids come late), not read yet, takes it */
 	for (i = 0; i < st->nr_dsos; i++) {
 		struct dso *d = st->dsos[i];
-		if (!d->loaded && strcmp(d->name, path) == 0) {
+		if (!d->loaded && !d->build_id_size && strcmp(d->name, path) == 0) {
 			memcpy(d->build_id, id, size);
 			d->build_id_size = size;
 		}
 	}
 }
 
+/* The maps of process pid (made empty when create). Valid until the next created one. */
 static struct proc *get_proc(struct symtab *st, uint32_t pid, bool create)
 {
-	size_t mask, i;
-	if (create && (st->nr_procs + 1) * 2 > st->cap_procs) {
-		struct proc *old = st->procs;
-		size_t oldcap = st->cap_procs, j;
-		st->cap_procs *= 2;
-		st->procs = xcalloc(st->cap_procs, sizeof(*st->procs));
-		for (j = 0; j < oldcap; j++) {
-			if (!old[j].used)
-				continue;
-			i = hash_u64(old[j].pid) & (st->cap_procs - 1);
-			while (st->procs[i].used)
-				i = (i + 1) & (st->cap_procs - 1);
-			st->procs[i] = old[j];
-		}
-		free(old);
-	}
-	mask = st->cap_procs - 1;
-	for (i = hash_u64(pid) & mask; st->procs[i].used; i = (i + 1) & mask)
-		if (st->procs[i].pid == pid)
-			return &st->procs[i];
-	if (!create)
-		return NULL;
-	st->procs[i].used = true;
-	st->procs[i].pid = pid;
-	st->nr_procs++;
-	return &st->procs[i];
+	size_t i = create ? hmap_add(&st->procs, &pid, NULL) : hmap_find(&st->procs, &pid);
+	return i == HMAP_NONE ? NULL : hmap_val(&st->procs, i);
 }
 
 /* Insert m into a sorted map list, cutting whatever it overlaps (a new mapping
@@ -951,8 +910,7 @@ void symtab_fork(struct symtab *st, uint32_t pid, uint32_t ppid)
 	if (pid == ppid)
 		return;
 	child = get_proc(st, pid, true);
-	parent = get_proc(st, ppid, false);   /* after the possible rehash */
-	child = get_proc(st, pid, false);
+	parent = get_proc(st, ppid, false);   /* after child: adding one moves them */
 	if (!parent || !parent->nr)
 		return;
 	free(child->maps);
@@ -963,17 +921,9 @@ void symtab_fork(struct symtab *st, uint32_t pid, uint32_t ppid)
 
 static const struct map *find_map(const struct map *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && addr < v[lo - 1].end)
-		return &v[lo - 1];
-	return NULL;
+	size_t lo = COUNT_LE(v, n, start, addr);
+
+	return lo && addr < v[lo - 1].end ? &v[lo - 1] : NULL;
 }
 
 /* File offset -> the ELF virtual address of the PT_LOAD holding it (its .bss

@@ -119,3 +119,20 @@ void sb_free(struct strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
 }
+
+size_t count_le(const void *base, size_t n, size_t elem, size_t off, uint64_t key)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+	uint64_t v;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		memcpy(&v, p + mid * elem + off, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

@@ -45,6 +45,12 @@ char *xasprintf(const char *fmt, ...) OC_PRINTF(1, 2);
 /* Grow *p (element size elem) so that it holds at least need elements. */
 void grow_array(void **p, size_t *cap, size_t need, size_t elem);
 #define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* In an array of n elements of elem bytes, sorted by the uint64_t at byte
+ * offset off of each: how many have that field <= key (so the last of them,
+ * when there is one, is at the result - 1). A binary search. */
+size_t count_le(const void *base, size_t n, size_t elem, size_t off, uint64_t key);
+#define COUNT_LE(arr, n, field, key) \
+	count_le((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), (key))
 
 /* --- growable string --------------------------------------------------- */
 struct strbuf {

@@ -38,7 +38,7 @@ static void script(const char *path)
 
 static void report(const char *path, enum report_view view)
 {
-	struct report_opts ro = { .branch_mode = -1, .view = view, .sym = sym };
+	struct report_opts ro = { .branch_mode = -1, .view = view, .session.sym = sym };
 	struct report *rep = report_new(&ro);
 
 	if (report_read_perfdata(rep, path) == 0)
