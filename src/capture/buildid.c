@@ -301,16 +301,3 @@ void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, con
 			pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, (uint8_t)size, "[kernel.kallsyms]");
 	}
 }
-
-const char *build_id_cache_dir(char **owned)
-{
-	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-
-	*owned = NULL;
-	if (env && *env)
-		return env;
-	if (!home || !*home)
-		return NULL;
-	*owned = xasprintf("%s/.debug", home);
-	return *owned;
-}

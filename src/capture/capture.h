@@ -111,12 +111,10 @@ bool dso_tracker_was_sampled(const struct dso_tracker *t, const char *path);
  * ~/.debug layout). Problems with the cache are warnings. */
 void dso_tracker_write_build_ids(struct dso_tracker *t, struct pd_writer *w, const char *cache_dir);
 
-/* Add path (with build-id id) to the build-id cache under cache_dir (~/.debug):
+/* Add path (with build-id id) to the build-id cache under cache_dir
+ * (sym_build_id_cache_dir(), perf's ~/.debug):
  * cache_dir/<abs path>/<hex>/elf and the link cache_dir/.build-id/xx/<rest>. */
 int build_id_cache_add(const char *cache_dir, const char *path, const uint8_t *id, int size);
-/* The build-id cache directory: $PERF_BUILDID_DIR, else $HOME/.debug (in
- * *owned, to free), else NULL. */
-const char *build_id_cache_dir(char **owned);
 
 /* --- the output --- */
 

@@ -15,6 +15,7 @@
 #include "cpu/cpu.h"
 #include "events/events.h"
 #include "capture/capture.h"
+#include "symbols/symbols.h"
 #include "record/record.h"
 #include "util/util.h"
 
@@ -544,7 +545,7 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 	if (rc < 0)
 		goto out;
 
-	dso_tracker_write_build_ids(r.dsos, r.w, o->buildid_cache ? build_id_cache_dir(&cache_owned) : NULL);
+	dso_tracker_write_build_ids(r.dsos, r.w, o->buildid_cache ? sym_build_id_cache_dir(&cache_owned) : NULL);
 	st->samples = r.samples;
 	st->lost = r.lost;
 	st->lbr_depth = o->branch_stack && have_cpu ? cpu.lbr.depth : 0;

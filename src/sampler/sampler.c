@@ -24,6 +24,7 @@
 
 #include "cpu/cpu.h"
 #include "capture/capture.h"
+#include "symbols/symbols.h"
 #include "sampler/sampler-internal.h"
 #include "sampler/sampler.h"
 #include "sampler/swtrace.h"
@@ -717,7 +718,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		 PRIu64 " stops at %s, %" PRIu64 " single-steps (%" PRIu64 " windows by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64 " lost)",
 		 s.timer_samples, s.tracer.windows, s.dropped_windows, s.tracer.seek_hits, s.tracer.mismatches,
 		 s.tracer.stops, swb_breakpoints_name(s.tracer.bp), s.tracer.steps, s.tracer.stepped_windows, s.tracer.held_windows, s.tracer.blocked, s.tracer.lost);
-	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? build_id_cache_dir(&cache_owned) : NULL);
+	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? sym_build_id_cache_dir(&cache_owned) : NULL);
 	if (pd_writer_close(s.w, true) < 0) {
 		s.w = NULL;
 		goto out;

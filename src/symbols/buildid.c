@@ -1,6 +1,7 @@
 /* buildid.c — GNU build-id notes: of an ELF file (its note sections, else its
  * note segments when the section headers are gone) and of the running kernel
- * (/sys/kernel/notes), for the symbol search and the recorder alike. */
+ * (/sys/kernel/notes), and where perf's build-id cache is, for the symbol
+ * search and the recorder alike. */
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,4 +105,17 @@ size_t sym_running_kernel_build_id(uint8_t id[20])
 	size = notes_build_id((const unsigned char *)buf, n, id);
 	free(buf);
 	return size;
+}
+
+const char *sym_build_id_cache_dir(char **owned)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+
+	*owned = NULL;
+	if (env && *env)
+		return env;
+	if (!home || !*home)
+		return NULL;
+	*owned = xasprintf("%s/.debug", home);
+	return *owned;
 }

@@ -520,21 +520,19 @@ static const struct build_id_entry *find_build_id(const struct symtab *st, const
 static char **dso_candidates(const struct symtab *st, const struct dso *d, size_t *n)
 {
 	char **v = xcalloc(6, sizeof(*v));
-	const char *home = getenv("HOME");
 	const char *symfs = st->opts.symfs && *st->opts.symfs ? st->opts.symfs : NULL;
-	char hex[41];
+	char hex[41], *owned = NULL, *in_symfs = NULL;
+	/* like perf, a --symfs has its own build-id cache, DIR/.debug */
+	const char *cache = symfs ? (in_symfs = xasprintf("%s/.debug", symfs)) : sym_build_id_cache_dir(&owned);
 	size_t k = 0;
 
-	/* like perf, a --symfs has its own build-id cache, DIR/.debug */
-	if (symfs)
-		home = symfs;
 	if (d->build_id_size) {
 		hex_id(d->build_id, d->build_id_size, hex);
-		if (home && *home) {
-			v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
-			v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s", home, hex, hex + 2);
+		if (cache) {
+			v[k++] = xasprintf("%s/.build-id/%.2s/%s/elf", cache, hex, hex + 2);
+			v[k++] = xasprintf("%s/.build-id/%.2s/%s", cache, hex, hex + 2);
 			if (!strcmp(d->name, "[vdso]"))   /* perf record's copy of the vdso */
-				v[k++] = xasprintf("%s/.debug/.build-id/%.2s/%s/vdso", home, hex, hex + 2);
+				v[k++] = xasprintf("%s/.build-id/%.2s/%s/vdso", cache, hex, hex + 2);
 		}
 		v[k++] = xasprintf("%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs ? symfs : "",
 				   hex, hex + 2);
@@ -543,6 +541,8 @@ static char **dso_candidates(const struct symtab *st, const struct dso *d, size_
 		v[k++] = xasprintf("%s%s%s", symfs, d->name[0] == '/' ? "" : "/", d->name);
 	else
 		v[k++] = xstrdup(d->name);
+	free(owned);
+	free(in_symfs);
 	*n = k;
 	return v;
 }

@@ -129,5 +129,8 @@ size_t sym_elf_build_id(struct Elf *elf, uint8_t id[20]);
 size_t sym_file_build_id(const char *path, uint8_t id[20]);
 /* The running kernel's, from /sys/kernel/notes. */
 size_t sym_running_kernel_build_id(uint8_t id[20]);
+/* perf's build-id cache directory: $PERF_BUILDID_DIR, else $HOME/.debug (in
+ * *owned, to free), else NULL. The recorder fills it, the symbol search reads it. */
+const char *sym_build_id_cache_dir(char **owned);
 
 #endif

@@ -58,6 +58,17 @@ rm rgone
 check_eq "missing binary: exit 0" 0 $?
 check_match "missing binary: shown as addresses" "rgone +\[\.\] 0x[0-9a-f]+" "$(cat out)"
 
+# deleted, but kept in the build-id cache that PERF_BUILDID_DIR names: record
+# fills it and report finds the binary there, as perf does
+cp rmain rcached
+PERF_BUILDID_DIR=$TMP/bidcache "$OCREC" record -q -e cpu-clock -c 100000 -o c.data ./rcached 50000000 >/dev/null 2>&1
+rm rcached
+PERF_BUILDID_DIR=$TMP/bidcache "$OCREC" report -i c.data --stdio --sort dso,symbol >out 2>err
+check_eq "PERF_BUILDID_DIR: exit 0" 0 $?
+check_match "PERF_BUILDID_DIR: the deleted binary's symbols come from that cache" "rcached +\[\.\] leaf" "$(cat out)"
+check_eq "... which record filled (not ~/.debug)" "yes:no" \
+	"$(test -d "$TMP/bidcache/.build-id" && echo yes || echo no):$(grep -rqs rcached "$HOME/.debug" && echo yes || echo no)"
+
 # the article's div.c with branch stacks (-fno-if-conversion: gcc 12 turns the
 # branch of compute_flag into a cmov otherwise, and there is no branch to see)
 cc -O2 -g -fno-if-conversion -DITERS=100000000 -o div "$ROOT/tests/progs/div.c"
