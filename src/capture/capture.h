@@ -123,10 +123,6 @@ int output_keep_old(const char *path);
 
 /* --- what already runs --- */
 
-/* The thread ids of process pid (from /proc/PID/task); NULL + oc_err() when it
- * does not exist. Caller frees. */
-pid_t *process_threads(pid_t pid, size_t *n);
-
 /* Synthesize what perf synthesizes for processes that already run: COMM (and
  * FORK for non-leader threads) per thread and MMAP2 for executable maps, read
  * from /proc/PID. Maps are also fed to the tracker. 0 (also when the process

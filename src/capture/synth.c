@@ -4,7 +4,6 @@
  * and the kernel's MMAP [kernel.kallsyms]_text. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,84 +12,47 @@
 #include "capture/capture.h"
 #include "util/util.h"
 
-pid_t *process_threads(pid_t pid, size_t *n)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *de;
-	pid_t *tids = NULL;
-	size_t cap = 0;
+struct synth_maps {
+	struct pd_writer *w;
+	struct dso_tracker *t;
+	pid_t pid;
+	bool write_failed;
+};
 
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d) {
-		if (errno == ENOENT)
-			oc_err("-p %d: no such process", (int)pid);
-		else
-			oc_err_errno("-p %d: cannot read %s", (int)pid, path);
-		return NULL;
+static int synthesize_map(const struct proc_map *m, void *arg)
+{
+	struct synth_maps *sm = arg;
+	const char *name = *m->name ? m->name : "//anon";
+	uint32_t prot, flags;
+
+	if (m->perms[2] != 'x')
+		return 0;   /* perf synthesizes executable maps only (no mmap_data) */
+	prot = (m->perms[0] == 'r' ? PROT_READ : 0) | (m->perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	flags = m->perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	if (pd_write_mmap2(sm->w, (uint32_t)sm->pid, (uint32_t)sm->pid, m->start, m->end - m->start, m->pgoff,
+			   m->maj, m->min, m->ino, prot, flags, name) < 0) {
+		sm->write_failed = true;
+		return -1;
 	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		GROW(tids, cap, *n + 1);
-		tids[(*n)++] = (pid_t)atoi(de->d_name);
-	}
-	closedir(d);
-	if (*n == 0) {
-		free(tids);
-		oc_err("-p %d: the process has no threads left", (int)pid);
-		return NULL;
-	}
-	return tids;
+	dso_tracker_add_map(sm->t, (uint32_t)sm->pid, m->start, m->end - m->start, name);
+	return 0;
 }
 
 static int synthesize_maps(struct pd_writer *w, struct dso_tracker *t, pid_t pid)
 {
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	FILE *fp;
-	int rc = 0;
+	struct synth_maps sm = { w, t, pid, false };
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	fp = fopen(path, "re");
-	if (!fp)
+	if (proc_maps(pid, synthesize_map, &sm) < 0 && !sm.write_failed) {
+		oc_err_clear();
 		return 0;   /* gone meanwhile, or a kernel thread */
-	while (getline(&line, &cap, fp) > 0) {
-		uint64_t start, end, pgoff, ino;
-		unsigned maj, min;
-		char perms[8];
-		int name_at = 0;
-		uint32_t prot, flags;
-		char *name;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
-			   &start, &end, perms, &pgoff, &maj, &min, &ino, &name_at) < 7)
-			continue;
-		if (perms[2] != 'x')
-			continue;   /* perf synthesizes executable maps only (no mmap_data) */
-		name = str_trim(line + name_at);
-		if (!*name)
-			name = "//anon";
-		prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
-		flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		if (pd_write_mmap2(w, (uint32_t)pid, (uint32_t)pid, start, end - start, pgoff, maj, min, ino,
-				   prot, flags, name) < 0) {
-			rc = -1;
-			break;
-		}
-		dso_tracker_add_map(t, (uint32_t)pid, start, end - start, name);
 	}
-	free(line);
-	fclose(fp);
-	return rc;
+	return sm.write_failed ? -1 : 0;
 }
 
 int synthesize_process(struct pd_writer *w, struct dso_tracker *t, pid_t pid)
 {
 	size_t n, i;
-	pid_t *tids = process_threads(pid, &n);
+	pid_t *tids = proc_threads(pid, &n);
 	int rc = 0;
 
 	if (!tids) {

@@ -487,7 +487,7 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 		targets = &all;
 		nr_targets = 1;
 	} else if (o->pid) {
-		targets = process_threads(o->pid, &nr_targets);
+		targets = proc_threads(o->pid, &nr_targets);
 		if (!targets)
 			goto out;
 	}

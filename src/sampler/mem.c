@@ -154,13 +154,22 @@ void swb_mem_wrote(struct swb_mem *m, uint64_t addr, unsigned size, uint64_t v, 
 	}
 }
 
+static int add_area(const struct proc_map *pm, void *arg)
+{
+	struct swb_mem *m = arg;
+
+	if (pm->perms[0] != 'r' || pm->perms[3] != 'p' || !strncmp(pm->name, "[vvar", 5))
+		return 0;
+	GROW(m->areas, m->cap_areas, m->nr_areas + 1);
+	m->areas[m->nr_areas++] = (struct area){ pm->start, pm->end, pm->perms[1] == 'w' };
+	return 0;
+}
+
 /* The private areas of /proc/PID/maps, and the thread's rseq area; none
  * when they cannot be read. */
 static void read_maps(struct swb_mem *m)
 {
-	char path[64], line[512];
 	struct __ptrace_rseq_configuration rc;
-	FILE *f;
 
 	m->maps_read = true;
 	m->nr_areas = 0;
@@ -172,22 +181,8 @@ static void read_maps(struct swb_mem *m)
 		m->rseq_start = rc.rseq_abi_pointer;
 		m->rseq_end = rc.rseq_abi_pointer + (rc.rseq_abi_size ? rc.rseq_abi_size : 32);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)m->tid);
-	if (!(f = fopen(path, "re")))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end;
-		char perms[5];
-		int name = 0;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %*s %*s %*s %n", &start, &end, perms, &name) < 3)
-			continue;
-		if (perms[0] != 'r' || perms[3] != 'p' || (name && !strncmp(line + name, "[vvar", 5)))
-			continue;
-		GROW(m->areas, m->cap_areas, m->nr_areas + 1);
-		m->areas[m->nr_areas++] = (struct area){ start, end, perms[1] == 'w' };
-	}
-	fclose(f);
+	if (proc_maps(m->tid, add_area, m) < 0)
+		oc_err_clear();
 }
 
 /* The trusted area holding [addr, addr+len), or NULL. */

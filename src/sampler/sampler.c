@@ -534,24 +534,20 @@ static int release_workload(struct session *s, int go_fd, int err_fd)
 /* Seize every thread of a running process (-p); *tids gets them. */
 static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr_tids)
 {
-	char path[64];
-	char **names = NULL;
 	size_t n = 0, i;
+	pid_t *all = proc_threads(pid, &n);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if (list_dir_names(path, &names, &n) < 0)
-		return oc_err("process %d: no such process", (int)pid);
+	if (!all)
+		return -1;
 	*tids = xcalloc(n + 1, sizeof(pid_t));
 	*nr_tids = 0;
 	for (i = 0; i < n; i++) {
-		pid_t tid = (pid_t)atoi(names[i]);
-
-		if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(uintptr_t)PTRACE_OPTIONS) == 0)
-			(*tids)[(*nr_tids)++] = tid;
+		if (ptrace(PTRACE_SEIZE, all[i], NULL, (void *)(uintptr_t)PTRACE_OPTIONS) == 0)
+			(*tids)[(*nr_tids)++] = all[i];
 		else if (errno == EPERM)
 			break;
 	}
-	strv_free(names);
+	free(all);
 	if (!*nr_tids)
 		return oc_err_errno("cannot trace process %d (ptrace)", (int)pid);
 	s->attached = pid;
@@ -561,15 +557,15 @@ static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr
 /* Stop tracing every thread of the attached process and leave it running. */
 static void detach_process(struct session *s)
 {
-	char path[64];
-	char **names = NULL;
 	size_t n = 0, i;
+	pid_t *tids = proc_threads(s->attached, &n);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->attached);
-	if (list_dir_names(path, &names, &n) < 0)
+	if (!tids) {
+		oc_err_clear();
 		return;
+	}
 	for (i = 0; i < n; i++) {
-		pid_t tid = (pid_t)atoi(names[i]);
+		pid_t tid = tids[i];
 		int status;
 
 		if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
@@ -584,7 +580,7 @@ static void detach_process(struct session *s)
 			handle_status(s, tid, status);
 		}
 	}
-	strv_free(names);
+	free(tids);
 }
 
 static int record_loop(struct session *s)

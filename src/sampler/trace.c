@@ -36,7 +36,6 @@
 
 #include "sampler/emu.h"
 #include "sampler/mem.h"
-#include "sampler/sampler-internal.h"
 #include "util/util.h"
 
 #define MAX_DR 4
@@ -846,17 +845,15 @@ static void release_others(struct swb_tracer *t, struct hold *hd)
 static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
 {
 	uint64_t deadline = now_ns() + HOLD_LIMIT_NS;
-	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
 	for (;;) {
-		char **names;
 		size_t n, i, waiting = 0;
+		pid_t *tids = proc_threads(tid, &n);
 
-		if (list_dir_names(path, &names, &n) < 0)
+		if (!tids)
 			return -1;
 		for (i = 0; i < n; i++) {
-			pid_t o = (pid_t)atoi(names[i]);
+			pid_t o = tids[i];
 
 			if (o == tid || held_find(hd, o) || ptrace(PTRACE_INTERRUPT, o, NULL, NULL) < 0)
 				continue;   /* ours already, or ending */
@@ -864,7 +861,7 @@ static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
 			hd->h[hd->nr++] = (struct held){ o, 0, false };
 			waiting++;
 		}
-		strv_free(names);
+		free(tids);
 		if (!waiting)
 			return 0;
 		while (waiting) {

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -72,31 +71,14 @@ void stat_add(struct stat_session *s, const char *name, const struct perf_event_
 
 int stat_target_pid(struct stat_target *t, pid_t pid)
 {
-	char *dir = xasprintf("/proc/%d/task", (int)pid);
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	size_t cap = 0;
+	size_t n;
+	pid_t *tids = proc_threads(pid, &n);
 
-	if (!d) {
-		oc_err_errno("no process %d (%s)", (int)pid, dir);
-		free(dir);
+	if (!tids)
 		return -1;
-	}
-	free(dir);
 	free(t->tids);
-	t->tids = NULL;
-	t->nr_tids = 0;
-	while ((de = readdir(d))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-		if (de->d_name[0] == '.' || *end || tid <= 0)
-			continue;
-		GROW(t->tids, cap, (size_t)t->nr_tids + 1);
-		t->tids[t->nr_tids++] = (pid_t)tid;
-	}
-	closedir(d);
-	if (t->nr_tids == 0)
-		return oc_err("process %d has no threads", (int)pid);
+	t->tids = tids;
+	t->nr_tids = (int)n;
 	return 0;
 }
 

@@ -84,23 +84,6 @@ char *read_line_file(const char *path)
 	return s;
 }
 
-char proc_state(int id)
-{
-	char path[64], *stat, *end, state = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", id);
-	stat = read_line_file(path);
-	if (!stat) {
-		oc_err_clear();
-		return 0;
-	}
-	end = strrchr(stat, ')');   /* after the comm, which may hold spaces and parentheses */
-	if (end && end[1] == ' ')
-		state = end[2];
-	free(stat);
-	return state;
-}
-
 static char *tmp_name(const char *path)
 {
 	return xasprintf("%s.tmp.%ld", path, (long)getpid());

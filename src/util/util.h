@@ -1,4 +1,5 @@
-/* util.h — small shared helpers: errors, allocation, files, strings.
+/* util.h — small shared helpers: errors, allocation, files, /proc, strings,
+ * hashing and the hash table.
  *
  * Library code never prints errors or exits: it records one message with
  * oc_err() and returns -1 (or NULL); the command-line front end prints it.
@@ -76,8 +77,6 @@ char *read_file(const char *path, size_t *len);
 char *read_file_max(const char *path, size_t *len, size_t max, const char *what);
 /* Read the first line of a small file (sysfs, /proc), trailing newline removed. */
 char *read_line_file(const char *path);
-/* The state letter of /proc/ID/stat ('R', 'S', 'Z'...); 0 when it is gone. */
-char proc_state(int id);
 /* Write data to path atomically: path.tmp.PID, fsync-free rename. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* Create a directory and its parents (like mkdir -p). */
@@ -117,6 +116,25 @@ struct atomic_file {
 int atomic_open(struct atomic_file *af, const char *path);
 int atomic_commit(struct atomic_file *af);  /* fclose + rename */
 void atomic_abort(struct atomic_file *af);  /* fclose + unlink */
+
+/* --- /proc ------------------------------------------------------------ */
+/* The state letter of /proc/ID/stat ('R', 'S', 'Z'...); 0 when it is gone. */
+char proc_state(int id);
+/* The thread ids of process pid (/proc/PID/task); NULL + oc_err() naming the
+ * process when it does not exist or has no thread left. Caller frees. */
+int *proc_threads(int pid, size_t *n);
+/* One line of /proc/PID/maps. */
+struct proc_map {
+	uint64_t start, end, pgoff, ino;
+	unsigned maj, min;
+	char perms[5];             /* "r-xp" */
+	const char *name;          /* path, "[heap]", "[vdso]"...; "" for anonymous memory */
+};
+/* Call fn for each mapping of pid in address order (m is valid during the call);
+ * a non-zero result of fn stops and is returned. 0 at the end; -1 + oc_err()
+ * when the maps cannot be read (the process is gone, or never was). */
+typedef int (*proc_map_fn)(const struct proc_map *m, void *arg);
+int proc_maps(int pid, proc_map_fn fn, void *arg);
 
 /* --- strings ----------------------------------------------------------- */
 bool str_starts_with(const char *s, const char *prefix);

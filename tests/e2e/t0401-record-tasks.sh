@@ -64,7 +64,7 @@ check_match "-p: COMM synthesized from /proc" "PERF_RECORD_COMM: threads:$tp/$tp
 check_match "-p: MMAP2 of the program synthesized" "PERF_RECORD_MMAP2 $tp/$tp: .* r-xp $TMP/threads" "$(perf script -i attach.data --show-mmap-events 2>/dev/null)"
 "$OCREC" record -e cpu-clock -p 999999999 -o none.data >none.out 2>&1
 check_eq "-p of a missing process: exit 2" 2 $?
-check_match "-p of a missing process: named" '^ocrec: -p 999999999: no such process$' "$(cat none.out)"
+check_match "-p of a missing process: named" '^ocrec: process 999999999: no such process$' "$(cat none.out)"
 
 # -a: every CPU, until the workload ends; other processes show up too.
 "$OCREC" record -q -N -a -e cpu-clock -o all.data ./threads 2 20000000 2>all.err

@@ -1,9 +1,60 @@
-/* Unit tests for src/util: strings, numbers, atomic files. */
+/* Unit tests for src/util: strings, numbers, atomic files, /proc readers. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "tap.h"
 #include "util/util.h"
+
+/* What proc_maps() says about the mappings holding this test's code and stack. */
+struct where {
+	uint64_t code, stack;
+	char code_perms[5], code_name[4096];
+	bool stack_named;
+};
+
+static int find_own(const struct proc_map *m, void *arg)
+{
+	struct where *w = arg;
+
+	if (w->code >= m->start && w->code < m->end) {
+		memcpy(w->code_perms, m->perms, sizeof(w->code_perms));
+		snprintf(w->code_name, sizeof(w->code_name), "%s", m->name);
+	}
+	if (w->stack >= m->start && w->stack < m->end)
+		w->stack_named = !strcmp(m->name, "[stack]");
+	return 0;
+}
+
+static int stop_at_first(const struct proc_map *m, void *arg)
+{
+	++*(int *)arg;
+	return 7;
+}
+
+static void test_procfs(void)
+{
+	struct where w = { .code = (uint64_t)(uintptr_t)&find_own, .stack = (uint64_t)(uintptr_t)&w };
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t n, i;
+	int *tids = proc_threads(getpid(), &n), calls = 0;
+	bool self = false;
+
+	for (i = 0; tids && i < n; i++)
+		self |= tids[i] == getpid();
+	CHECK(tids && n >= 1 && self, "proc_threads lists this process's main thread");
+	free(tids);
+	CHECK(!proc_threads(999999999, &n) && !strcmp(oc_errmsg(), "process 999999999: no such process"),
+	      "proc_threads of a missing process: one line naming it");
+	CHECK(proc_maps(getpid(), find_own, &w) == 0, "proc_maps reads this process's maps");
+	exe[len > 0 ? len : 0] = 0;
+	CHECK(!strcmp(w.code_perms, "r-xp") && !strcmp(w.code_name, exe),
+	      "proc_maps: this code is mapped r-xp from the executable");
+	CHECK(w.stack_named, "proc_maps: this stack variable is in [stack]");
+	CHECK(proc_maps(getpid(), stop_at_first, &calls) == 7 && calls == 1, "proc_maps stops at fn's non-zero result");
+	CHECK(proc_maps(999999999, find_own, &w) < 0 && strstr(oc_errmsg(), "/proc/999999999/maps"),
+	      "proc_maps of a missing process fails naming the file");
+}
 
 int main(void)
 {
@@ -59,5 +110,6 @@ int main(void)
 	if (system(path) != 0)
 		SKIP("cleanup", "rm failed");
 	free(path);
+	test_procfs();
 	return test_done();
 }

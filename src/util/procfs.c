@@ -1,0 +1,87 @@
+/* procfs.c — what ocrec reads of a process in /proc: its state, its threads
+ * and its mappings, for the recorder, the software sampler and stat alike. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+char proc_state(int id)
+{
+	char path[64], *stat, *end, state = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	stat = read_line_file(path);
+	if (!stat) {
+		oc_err_clear();
+		return 0;
+	}
+	end = strrchr(stat, ')');   /* after the comm, which may hold spaces and parentheses */
+	if (end && end[1] == ' ')
+		state = end[2];
+	free(stat);
+	return state;
+}
+
+int *proc_threads(int pid, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int *tids = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d) {
+		if (errno == ENOENT)
+			oc_err("process %d: no such process", pid);
+		else
+			oc_err_errno("process %d: cannot read %s", pid, path);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		GROW(tids, cap, *n + 1);
+		tids[(*n)++] = atoi(de->d_name);
+	}
+	closedir(d);
+	if (*n == 0) {
+		free(tids);
+		oc_err("process %d: no thread left", pid);
+		return NULL;
+	}
+	return tids;
+}
+
+int proc_maps(int pid, proc_map_fn fn, void *arg)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return oc_err_errno("process %d: cannot read %s", pid, path);
+	while (rc == 0 && getline(&line, &cap, fp) > 0) {
+		struct proc_map m;
+		int name_at = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+			   &m.start, &m.end, m.perms, &m.pgoff, &m.maj, &m.min, &m.ino, &name_at) < 7)
+			continue;
+		m.name = str_trim(line + name_at);
+		rc = fn(&m, arg);
+	}
+	free(line);
+	fclose(fp);
+	return rc;
+}
