@@ -40,6 +40,7 @@ struct session {
 	void *arg;
 
 	struct hmap threads;       /* of the open input: tid -> struct thread_slot * */
+	struct thread_slot *last_thread;   /* the last sample's: samples come in runs of one thread */
 
 	/* per-sample scratch */
 	struct session_frame *frames;

@@ -64,6 +64,7 @@ static void free_threads(struct session *s)
 	for (i = 0; i < hmap_count(&s->threads); i++)
 		free(*(struct thread_slot **)hmap_val(&s->threads, i));
 	hmap_clear(&s->threads);
+	s->last_thread = NULL;
 }
 
 static void close_input(struct session *s)
@@ -156,17 +157,21 @@ static struct thread_slot *find_thread(struct session *s, uint32_t tid)
 /* perf's machine__findnew_thread(): a thread never named is ":TID". */
 static struct thread_slot *findnew_thread(struct session *s, uint32_t pid, uint32_t tid)
 {
-	struct thread_slot **place = hmap_get(&s->threads, &tid), *t = *place;
+	struct thread_slot **place, *t = s->last_thread;
 	char name[16];
 
-	if (t)
+	if (t && t->t.tid == tid)
 		return t;
+	place = hmap_get(&s->threads, &tid);
+	t = *place;
+	if (t)
+		return s->last_thread = t;
 	t = *place = xcalloc(1, sizeof(*t));
 	t->t.pid = pid;
 	t->t.tid = tid;
 	snprintf(name, sizeof(name), ":%d", (int)tid);
 	t->t.comm = session_intern(s, name);
-	return t;
+	return s->last_thread = t;
 }
 
 static void set_comm(struct session *s, uint32_t pid, uint32_t tid, const char *comm)

@@ -6,6 +6,7 @@
  * then two binary searches and a walk up the node parents, which matters
  * because AutoFDO symbolizes every instruction of every sampled range.
  */
+#define _GNU_SOURCE   /* qsort_r */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -263,12 +264,11 @@ static void build_function_index(struct debuginfo *di)
 	sort_items(di->by_entry, di->nr_entries, sizeof(*di->by_entry), cmp_func_index);
 }
 
-static const struct debuginfo *sort_ctx;
-
-static int cmp_interval(const void *a, const void *b)
+static int cmp_interval(const void *a, const void *b, void *ctx)
 {
+	const struct debuginfo *di = ctx;
 	const struct di_interval *x = a, *y = b;
-	unsigned dx = sort_ctx->nodes[x->node].depth, dy = sort_ctx->nodes[y->node].depth;
+	unsigned dx = di->nodes[x->node].depth, dy = di->nodes[y->node].depth;
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
 	if (dx != dy)
@@ -304,8 +304,8 @@ static void build_segments(struct debuginfo *di)
 	struct di_interval **stack = NULL;
 	size_t depth = 0, cap = 0, i;
 
-	sort_ctx = di;
-	sort_items(di->ivs, di->nr_ivs, sizeof(*di->ivs), cmp_interval);
+	if (di->nr_ivs > 1)
+		qsort_r(di->ivs, di->nr_ivs, sizeof(*di->ivs), cmp_interval, di);
 	for (i = 0; i < di->nr_ivs; i++) {
 		struct di_interval *iv = &di->ivs[i];
 		while (depth && stack[depth - 1]->hi <= iv->lo) {
