@@ -265,11 +265,12 @@ static void pprof_sample(struct report *r, struct rsection *sec, const struct se
 {
 	struct export *x = export_of(r);
 	uint64_t ids[MAX_STACK_IDS];
+	struct report_step steps[MAX_STACK_IDS];
 	uint64_t period = ss->s->period ? ss->s->period : 1;
 	struct session_loc *ip;
 	struct agg_key k;
 	struct agg_val *v;
-	size_t n = 0, i, first_frame = 0;
+	size_t n, i;
 
 	if (r->branch_on && !ss->s->branch_nr)
 		return;   /* as in every branch-mode view: samples without branches do not count */
@@ -295,27 +296,17 @@ static void pprof_sample(struct report *r, struct rsection *sec, const struct se
 		x->last_time = ss->s->time;
 
 	memset(&k, 0, sizeof(k));
-	ids[n++] = location_of(r, x, ss, ip, false);
 	if (ip->dso && !ip->kernel) {
 		uint64_t mapping = mapping_of(r, x, ip);
 		(*(uint64_t *)hmap_get(&x->leaf_hits, &mapping))++;
 	}
-	if (r->branch_on) {
-		for (i = 0; i < ss->s->branch_nr && n + 2 <= MAX_STACK_IDS; i++) {
-			const struct pd_branch *b = &ss->s->branches[i];
-			ids[n++] = location_of(r, x, ss, session_resolve(r->s, ss, b->to, SESSION_AT_BRANCH), false);
-			ids[n++] = location_of(r, x, ss, session_resolve(r->s, ss, b->from, SESSION_AT_BRANCH), false);
-			k.mispredicts += pd_br_mispred(b);
-			k.cycles += pd_br_cycles(b);
-		}
+	n = report_sample_path(r, ss, r->branch_on, steps, MAX_STACK_IDS);
+	for (i = 0; i < n; i++)
+		ids[i] = location_of(r, x, ss, steps[i].loc, steps[i].caller);
+	for (i = 0; r->branch_on && i < ss->s->branch_nr; i++) {
+		k.mispredicts += pd_br_mispred(&ss->s->branches[i]);
+		k.cycles += pd_br_cycles(&ss->s->branches[i]);
 	}
-	/* a call chain starts with the sampled address itself: the frames after it
-	 * are return addresses */
-	if (ss->nr_frames && ss->frames[0].ip == ss->s->ip)
-		first_frame = 1;
-	for (i = first_frame; i < ss->nr_frames && n < MAX_STACK_IDS; i++)
-		ids[n++] = location_of(r, x, ss, session_frame(r->s, ss, i), true);
-
 	k.stack = stack_id(x, ids, n);
 	k.event = ss->event->index;
 	k.pid = ss->s->pid;

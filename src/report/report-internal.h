@@ -66,6 +66,17 @@ uint64_t report_shown_period(const struct report *r, const struct rsection *sec)
 /* Does --dso leave out this location? */
 bool report_dso_filtered(const struct report *r, const struct session_loc *l);
 
+/* The path of a sample that --branch-history and --pprof walk: the sampled
+ * address, then (with branches) each LBR entry's target and source, newest
+ * first as perf's machine.c orders them, then the call chain's return
+ * addresses (caller true). At most max steps; returns how many. */
+struct report_step {
+	struct session_loc *loc;
+	bool caller;
+};
+size_t report_sample_path(struct report *r, const struct session_sample *ss, bool branches,
+			  struct report_step *steps, size_t max);
+
 /* --pprof (pprof-export.c): write the profile; free its state; an input's
  * modification time in ns since the epoch (0 for a pipe). */
 int report_write_pprof(struct report *r, const char *path);

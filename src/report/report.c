@@ -270,6 +270,26 @@ int report_read_perfscript(struct report *r, const char *path, const char *binar
 	return session_read_perfscript(r->s, path, binary, &report_tool, r) < 0 ? -1 : 0;
 }
 
+size_t report_sample_path(struct report *r, const struct session_sample *ss, bool branches,
+			  struct report_step *steps, size_t max)
+{
+	size_t n = 0, i = 0;
+
+	if (!max)
+		return 0;
+	steps[n++] = (struct report_step){ session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP), false };
+	for (i = 0; branches && i < ss->s->branch_nr && n + 2 <= max; i++) {
+		const struct pd_branch *b = &ss->s->branches[i];
+		steps[n++] = (struct report_step){ session_resolve(r->s, ss, b->to, SESSION_AT_BRANCH), false };
+		steps[n++] = (struct report_step){ session_resolve(r->s, ss, b->from, SESSION_AT_BRANCH), false };
+	}
+	/* a call chain begins with the sampled address itself */
+	i = ss->nr_frames && ss->frames[0].ip == ss->s->ip;
+	for (; i < ss->nr_frames && n < max; i++)
+		steps[n++] = (struct report_step){ session_frame(r->s, ss, i), true };
+	return n;
+}
+
 /* --- histogram --------------------------------------------------------- */
 
 struct hist {

@@ -369,13 +369,12 @@ static uint32_t bh_child(struct bh_view *v, uint32_t parent, const struct vloc *
 	return idx;
 }
 
-/* The sample address, the branch entries newest first (target, then source:
- * perf's machine.c order), then the call chain where the branch records end
- * (its first frame is the sample address itself). */
+/* The tree grows along each sample's path (report_sample_path). */
 static void bh_sample(struct report *r, struct rsection *sec, const struct session_sample *ss, bool filtered)
 {
 	struct bh_view *v = sec->view;
 	struct vloc path[BH_MAX_DEPTH];
+	struct report_step steps[BH_MAX_DEPTH];
 	size_t n = 0, i;
 	uint32_t node = UINT32_MAX;
 	uint64_t period = ss->s->period ? ss->s->period : 1;
@@ -394,13 +393,9 @@ static void bh_sample(struct report *r, struct rsection *sec, const struct sessi
 		return;
 	sec->kept_samples++;
 	sec->kept_period += period;
-	path[n++] = vloc_of(r, ip);
-	for (i = 0; i < ss->s->branch_nr && n + 2 <= BH_MAX_DEPTH; i++) {
-		path[n++] = vloc_of(r, branch_loc(r, ss, ss->s->branches[i].to));
-		path[n++] = vloc_of(r, branch_loc(r, ss, ss->s->branches[i].from));
-	}
-	for (i = 1; i < ss->nr_frames && n < BH_MAX_DEPTH; i++)
-		path[n++] = vloc_of(r, session_frame(r->s, ss, i));
+	n = report_sample_path(r, ss, true, steps, BH_MAX_DEPTH);
+	for (i = 0; i < n; i++)
+		path[i] = vloc_of(r, steps[i].loc);
 	for (i = 0; i < n; i++) {
 		/* consecutive records at the same line collapse into one node */
 		if (i && node != UINT32_MAX && v->nodes[node].loc.srcline == path[i].srcline &&
