@@ -17,13 +17,6 @@
 #include "symbols/symbols.h"
 #include "util/util.h"
 
-/* qsort, which must not see a NULL base even for zero items */
-static void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
 struct exec_section {
 	uint64_t addr, size, offset;
 };

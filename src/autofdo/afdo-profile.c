@@ -10,13 +10,6 @@
 #include "autofdo/afdo-internal.h"
 #include "util/util.h"
 
-/* qsort, which must not see a NULL base even for zero items */
-static void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
 #define MAX_RANGE_BYTES (1u << 20)   /* create_gcov drops longer ranges */
 #define MAX_FUNC_RANGES 64
 
@@ -402,14 +395,12 @@ struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts 
 }
 
 /* --- LLVM text writer --- */
-static const struct afdo_profile *sort_profile;
-
-static int cmp_top(const void *a, const void *b)
+static int cmp_top(const void *a, const void *b, void *p)
 {
 	const struct fprof *x = *(struct fprof *const *)a, *y = *(struct fprof *const *)b;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	return strcmp(name_of(sort_profile, x->name), name_of(sort_profile, y->name));
+	return strcmp(name_of(p, x->name), name_of(p, y->name));
 }
 
 static int cmp_body(const void *a, const void *b)
@@ -420,34 +411,35 @@ static int cmp_body(const void *a, const void *b)
 	return x->disc < y->disc ? -1 : x->disc > y->disc;
 }
 
-static int cmp_callsite(const void *a, const void *b)
+static int cmp_callsite(const void *a, const void *b, void *p)
 {
 	const struct callsite *x = a, *y = b;
 	if (x->offset != y->offset)
 		return x->offset < y->offset ? -1 : 1;
 	if (x->disc != y->disc)
 		return x->disc < y->disc ? -1 : 1;
-	return strcmp(name_of(sort_profile, x->callee->name), name_of(sort_profile, y->callee->name));
+	return strcmp(name_of(p, x->callee->name), name_of(p, y->callee->name));
 }
 
-static int cmp_target(const void *a, const void *b)
+static int cmp_target(const void *a, const void *b, void *p)
 {
 	const struct call_target *x = a, *y = b;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return strcmp(name_of(sort_profile, x->name), name_of(sort_profile, y->name));
+	return strcmp(name_of(p, x->name), name_of(p, y->name));
 }
 
-/* Sort in place (indexes are not used after building). */
-static void sort_fprof(struct fprof *f)
+/* Sort in place (indexes are not used after building); names compare as p has them. */
+static void sort_fprof(const struct afdo_profile *p, struct fprof *f)
 {
 	size_t i;
 	sort_items(f->body, f->nr_body, sizeof(*f->body), cmp_body);
 	for (i = 0; i < f->nr_body; i++)
-		sort_items(f->body[i].targets, f->body[i].nr_targets, sizeof(*f->body[i].targets), cmp_target);
-	sort_items(f->calls, f->nr_calls, sizeof(*f->calls), cmp_callsite);
+		sort_items_r(f->body[i].targets, f->body[i].nr_targets, sizeof(*f->body[i].targets), cmp_target,
+			     (void *)p);
+	sort_items_r(f->calls, f->nr_calls, sizeof(*f->calls), cmp_callsite, (void *)p);
 	for (i = 0; i < f->nr_calls; i++)
-		sort_fprof(f->calls[i].callee);
+		sort_fprof(p, f->calls[i].callee);
 }
 
 static void write_location(FILE *fp, int depth, uint32_t offset, uint32_t disc)
@@ -482,10 +474,9 @@ static void write_text_body(const struct afdo_profile *p, const struct fprof *f,
 static void sort_all(const struct afdo_profile *p)
 {
 	size_t i;
-	sort_profile = p;
-	sort_items(p->top, p->nr_top, sizeof(*p->top), cmp_top);
+	sort_items_r(p->top, p->nr_top, sizeof(*p->top), cmp_top, (void *)p);
 	for (i = 0; i < p->nr_top; i++)
-		sort_fprof(p->top[i]);
+		sort_fprof(p, p->top[i]);
 }
 
 int afdo_write_llvm_text(const struct afdo_profile *p, FILE *fp)
@@ -727,9 +718,9 @@ static void mark_names(const struct fprof *f, bool *used)
 		mark_names(f->calls[i].callee, used);
 }
 
-static int cmp_name_id(const void *a, const void *b)
+static int cmp_name_id(const void *a, const void *b, void *p)
 {
-	return strcmp(name_of(sort_profile, *(const unsigned *)a), name_of(sort_profile, *(const unsigned *)b));
+	return strcmp(name_of(p, *(const unsigned *)a), name_of(p, *(const unsigned *)b));
 }
 
 /* SampleProfileWriterBinary::writeBody */
@@ -789,7 +780,7 @@ int afdo_write_llvm_ext(const struct afdo_profile *p, FILE *fp)
 	for (i = 0; i < hmap_count(&p->names); i++)
 		if (used[i])
 			order[nr_used++] = (unsigned)i;
-	sort_items(order, nr_used, sizeof(*order), cmp_name_id);
+	sort_items_r(order, nr_used, sizeof(*order), cmp_name_id, (void *)p);
 	for (i = 0; i < nr_used; i++)
 		rank[order[i]] = (unsigned)i;
 

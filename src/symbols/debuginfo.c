@@ -6,7 +6,6 @@
  * then two binary searches and a walk up the node parents, which matters
  * because AutoFDO symbolizes every instruction of every sampled range.
  */
-#define _GNU_SOURCE   /* qsort_r */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -17,13 +16,6 @@
 
 #include "symbols/debuginfo.h"
 #include "util/util.h"
-
-/* qsort, which must not see a NULL base even for zero items */
-static void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
 
 /* gcc writes the call-site discriminator of an inlined call here (not in dwarf.h) */
 #ifndef DW_AT_GNU_discriminator
@@ -304,8 +296,7 @@ static void build_segments(struct debuginfo *di)
 	struct di_interval **stack = NULL;
 	size_t depth = 0, cap = 0, i;
 
-	if (di->nr_ivs > 1)
-		qsort_r(di->ivs, di->nr_ivs, sizeof(*di->ivs), cmp_interval, di);
+	sort_items_r(di->ivs, di->nr_ivs, sizeof(*di->ivs), cmp_interval, di);
 	for (i = 0; i < di->nr_ivs; i++) {
 		struct di_interval *iv = &di->ivs[i];
 		while (depth && stack[depth - 1]->hi <= iv->lo) {

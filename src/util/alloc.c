@@ -1,5 +1,6 @@
-/* Allocation that never returns NULL, and the growable string. */
-#define _GNU_SOURCE  /* vasprintf */
+/* Allocation that never returns NULL, growable arrays and their sorting, and
+ * the growable string. */
+#define _GNU_SOURCE  /* vasprintf, qsort_r */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,19 @@ void grow_array(void **p, size_t *cap, size_t need, size_t elem)
 		ncap *= 2;
 	*p = xrealloc(*p, ncap * elem);
 	*cap = ncap;
+}
+
+void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+void sort_items_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+		  void *ctx)
+{
+	if (n > 1)
+		qsort_r(base, n, size, cmp, ctx);
 }
 
 void sb_add(struct strbuf *sb, const char *s, size_t n)

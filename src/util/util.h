@@ -46,6 +46,11 @@ char *xasprintf(const char *fmt, ...) OC_PRINTF(1, 2);
 /* Grow *p (element size elem) so that it holds at least need elements. */
 void grow_array(void **p, size_t *cap, size_t need, size_t elem);
 #define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* qsort and qsort_r (the comparison gets ctx: no file-scope state) that also
+ * take zero items at a NULL base, which qsort must not get. */
+void sort_items(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void sort_items_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+		  void *ctx);
 /* In an array of n elements of elem bytes, sorted by the uint64_t at byte
  * offset off of each: how many have that field <= key (so the last of them,
  * when there is one, is at the result - 1). A binary search. */
