@@ -181,6 +181,8 @@ void lr_init(struct line_reader *lr, FILE *fp, size_t max)
 	memset(lr, 0, sizeof(*lr));
 	lr->fp = fp;
 	lr->max = max;
+	lr->cap = 131072;
+	lr->buf = xmalloc(lr->cap);
 }
 
 char *lr_next(struct line_reader *lr, size_t *len)
@@ -209,7 +211,7 @@ char *lr_next(struct line_reader *lr, size_t *len)
 			lr->end = have;
 		}
 		if (lr->cap - lr->end < 65536 + 1) {
-			lr->cap = lr->cap ? lr->cap * 2 : 131072;
+			lr->cap *= 2;
 			lr->buf = xrealloc(lr->buf, lr->cap);
 		}
 		n = fread(lr->buf + lr->end, 1, lr->cap - lr->end - 1, lr->fp);
