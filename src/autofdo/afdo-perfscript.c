@@ -141,7 +141,8 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 		if (memchr(p, '[', (size_t)(line + len - p)) && (mm = strstr(p, "PERF_RECORD_MMAP"))) {
 			struct pst_line pl;
 
-			if (pst_parse_line(mm, NULL, 0, &pl) != 0) {
+			/* the parser reads up to a NUL: a line holding one may not be an mmap line to it */
+			if (pst_parse_line(mm, NULL, 0, &pl) != 0 || pl.kind != PST_MMAP) {
 				ret = oc_err("%s:%lu: malformed %.*s line", path, lineno,
 					     (int)strcspn(mm, " "), mm);
 				break;
