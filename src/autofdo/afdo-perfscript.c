@@ -66,7 +66,11 @@ static void add_line(struct reader *r, const char *text, size_t len)
 		}
 		GROW(r->lines, r->cap_lines, r->nr_lines + 1);
 		pl = &r->lines[r->nr_lines];
-		pl->text = xstrndup(text, len);
+		/* the whole line, NULs and all: xstrndup() would stop at a NUL, and
+		 * the comparison above reads len bytes */
+		pl->text = xmalloc(len + 1);
+		memcpy(pl->text, text, len);
+		pl->text[len] = 0;
 		pl->len = len;
 		pl->count = 1;
 		r->bytes += len;
