@@ -13,7 +13,7 @@ C=$ROOT/tests/fuzz/corpus
 FIX=$ROOT/tests/fixtures
 TMP=$(mktemp -d /tmp/ocrec-corpus.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
-NAMES=${*:-cpuinfo cpuid mapfile events-json event-name index elf perfdata}
+NAMES=${*:-cpuinfo cpuid mapfile events-json event-name index elf perfdata perfscript}
 
 fresh() {  # NAME: an empty corpus directory
 	rm -rf "${C:?}/$1"
@@ -148,7 +148,10 @@ CXX
 		perf record -q -e cpu-clock -c 2000000 -g -o "$d/perf-callchain.data" "$TMP/p" >/dev/null 2>&1
 		perf record -q -e cpu-clock,task-clock -c 2000000 -o "$d/perf-two.data" "$TMP/p" >/dev/null 2>&1
 		perf record -q -z -e cpu-clock -c 2000000 -o "$d/perf-zstd.data" "$TMP/p" >/dev/null 2>&1
-		"$BUILD/tests/helpers/sampler-record" -q -F 200 --lbr-depth 4 -o "$d/ocrec-branches.data" -- "$TMP/p" >/dev/null 2>&1
+		# long enough for a few samples
+		printf 'int main(void){volatile int i,s=0;for(i=0;i<30000000;i++)s+=i&3?1:2;return s&1;}\n' >"$TMP/q.c"
+		cc -O1 -o "$TMP/q" "$TMP/q.c"
+		"$BUILD/tests/helpers/sampler-record" -q -F 100 --lbr-depth 4 -o "$d/ocrec-branches.data" -- "$TMP/q" >/dev/null 2>&1
 		# branch stacks, call chains, hw_index and several events, from ocrec's writer
 		"$BUILD/tests/helpers/pd-synth" -o "$d/synth-branches.data" <<'SPEC'
 event cycles:u fields=ip,tid,time,id,cpu,period,callchain,branch hw_index
@@ -162,6 +165,42 @@ build-id /bin/true 0123456789abcdef0123456789abcdef01234567
 lost 3
 round
 SPEC
+		;;
+	perfscript)
+		# llvm-profgen's input; "loop" is the binary the target maps (corpus/elf/loop)
+		fresh perfscript
+		d=$C/perfscript
+		b=0x555555554000
+		cat >"$d/mmap-brstack.txt" <<TXT
+PERF_RECORD_MMAP2 4242/4242: [$b(0x2000) @ 0 fe:00 1234 0]: r-xp /tmp/build/loop
+ 0x555555555082/0x5555555551b0/P/-/-/2  0x55555555508a/0x555555555078/P/-/-/1  0x55555555507b/0x555555555070/M/-/-/7
+ 0x555555555093/0x555555555068/P/-/-/3  0x5555555550b6/0x555555555068/P/-/-/1
+ 0x555555555093/0x555555555068/P/-/-/3  0x5555555550b6/0x555555555068/P/-/-/1
+TXT
+		# the own addresses of the binary, no MMAP2; a sample ip first; comments
+		cat >"$d/own-addresses.txt" <<'TXT'
+// perf script -F ip,brstack
+            1082 0x1082/0x11b0/P/-/-/2 0x108a/0x1078/-/-/-/0 0x107b/0x1070/M/X/A/7
+            10b6 0x10b6/0x1068/P/-/-/1
+# a comment
+TXT
+		# hybrid samples: call-stack lines, then the branches (llvm-profgen's CS format)
+		cat >"$d/hybrid-stack.txt" <<'TXT'
+	1082
+	10b6
+	10db
+ 0x1082/0x11b0/P/-/-/2  0x108a/0x1078/P/-/-/1
+	1093
+ 0x1093/0x1068/P/-/-/3
+TXT
+		# perf 6.12's /TYPE/SPEC fields, a wrong-path entry, and -F with comm, pid and time
+		cat >"$d/type-spec.txt" <<TXT
+            loop  4242  1234.567890: PERF_RECORD_MMAP2 4242/4242: [$b(0x2000) @ 0 fe:00 1234 0]: r-xp /tmp/build/loop
+ 0x555555555082/0x5555555551b0/P/-/-/2/CALL/-  0x55555555508a/0x555555555078/P/-/-/1/COND/NON_SPEC_CORRECT_PATH  0x55555555507b/0x555555555070/M/-/-/7/COND/WRONG_PATH
+TXT
+		# what perf script prints for a recording of ocrec's software branch sampler
+		perf script -F ip,brstack --show-mmap-events -i "$C/perfdata/ocrec-branches.data" 2>/dev/null |
+			head -n 40 >"$d/perf-ocrec-branches.txt"
 		;;
 	*)
 		echo "make-corpus.sh: no target $name" >&2
