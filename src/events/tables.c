@@ -152,6 +152,68 @@ static int add_path(struct ev_tables *ts, struct ev_table *core, struct ev_table
 
 /* --- mapfile.csv --------------------------------------------------------- */
 
+/* Is a Family-model pattern one regcomp() compiles in bounded time and
+ * memory? glibc copies the tree under each repetition: "6-++++...+" (78
+ * stacked '+') took gigabytes in duplicate_tree(), and back-references make
+ * matching exponential. The mapfiles' patterns ("GenuineIntel-6-55-[01234]",
+ * "AuthenticAMD-25-([245][[:xdigit:]]|[[:xdigit:]])", powerpc's
+ * "[[:xdigit:]]{4}") need none of that: at most 128 characters, 4
+ * repetitions, none right after another, bounds up to 16, no backslash. */
+static bool pattern_is_tame(const char *p)
+{
+	size_t i = 0, reps = 0;
+	bool after_rep = false;
+
+	if (strlen(p) > 128)
+		return false;
+	while (p[i]) {
+		if (p[i] == '\\')
+			return false;
+		if (p[i] == '[') {   /* a bracket expression, [:class:] inside it */
+			i++;
+			if (p[i] == '^')
+				i++;
+			if (p[i] == ']')
+				i++;
+			while (p[i] && p[i] != ']') {
+				if (p[i] == '[' && p[i + 1] == ':') {
+					const char *end = strstr(p + i + 2, ":]");
+					if (!end)
+						return false;
+					i = (size_t)(end - p) + 2;
+				} else {
+					i++;
+				}
+			}
+			if (!p[i])
+				return false;
+			i++;
+			after_rep = false;
+			continue;
+		}
+		if (strchr("*+?{", p[i])) {
+			if (after_rep || ++reps > 4)
+				return false;
+			if (p[i] == '{') {
+				char *end;
+				unsigned long lo = strtoul(p + i + 1, &end, 10), hi = lo;
+				if (end == p + i + 1)
+					return false;
+				if (*end == ',')
+					hi = strtoul(end + 1, &end, 10);
+				if (*end != '}' || lo > 16 || hi > 16)
+					return false;
+				i = (size_t)(end - p);
+			}
+			after_rep = true;
+		} else {
+			after_rep = false;
+		}
+		i++;
+	}
+	return true;
+}
+
 /* Does the Family-model pattern match the CPU string? It must match from the
  * start up to the end or up to a '-' (a pattern without stepping matches
  * every stepping), like perf's pmu-events lookup. */
@@ -223,6 +285,10 @@ int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows)
 		if (nf >= 4 && ev_path_climbs(f[2])) {
 			oc_warn("mapfile.csv: the row of %s names %s, outside its directory: ignored",
 				str_trim(f[0]), str_trim(f[2]));
+		} else if (nf >= 4 && !pattern_is_tame(str_trim(f[0]))) {
+			oc_warn("mapfile.csv: the pattern of a row (%.40s...) is not one ocrec compiles "
+				"(at most 128 characters and 4 repetitions, none stacked, no backslash): ignored",
+				str_trim(f[0]));
 		} else if (nf >= 4 && (!id || cpu_pattern_matches(str_trim(f[0]), id))) {
 			struct ev_map_row r = {
 				xstrdup(str_trim(f[0])), xstrdup(str_trim(f[2])), xstrdup(str_trim(f[3])),

@@ -213,6 +213,14 @@ python3 -c 'import sys; f = open(sys.argv[1], "wb"); f.truncate(1 << 30)' "$TMP/
 	{ mkdir -p "$TMP/mapfile-1g" && python3 -c 'import sys; f = open(sys.argv[1], "wb"); f.truncate(1 << 30)' "$TMP/mapfile-1g/mapfile.csv"; }
 refused "a 1 GB mapfile.csv" "mapfile.csv: larger than 1 MiB, the most ocrec reads of a mapfile.csv" \
 	"$OCREC" resolve --cpu GenuineIntel-6-5E-3 --events "$TMP/mapfile-1g" br_inst_retired.all_branches
+# a pattern glibc's regcomp() would copy 2^60 times (60 stacked '+')
+mkdir -p "$TMP/regex"
+printf 'Family-model,Version,Filename,EventType\nGenuineIntel-6-%s5E,V1,/t.json,core\n' \
+	"$(printf '+%.0s' $(seq 60))" >"$TMP/regex/mapfile.csv"
+cp "$ROOT/tests/fixtures/events/perfmon/SKL/events/skylake_core.json" "$TMP/regex/t.json"
+refused "a mapfile pattern of 60 stacked repetitions" "regex has no event table for GenuineIntel-6-5E-3" \
+	"$OCREC" resolve --cpu GenuineIntel-6-5E-3 --events "$TMP/regex" br_inst_retired.all_branches
+check_match "and says why" "is not one ocrec compiles" "$(cat "$TMP/err")"
 # a mirror that serves 1 GB: the download stops at the limit, the cache stays as it was
 mkdir -p "$TMP/mirror/SKL/events"
 printf 'Family-model,Version,Filename,EventType,Core Type,Native Model ID,Core Role Name\nGenuineIntel-6-5E,V1,/SKL/events/skylake_core.json,core,,,\n' \
