@@ -159,6 +159,34 @@ void hmap_clear(struct hmap *m)
 	m->n = 0;
 }
 
+void hmap_retain(struct hmap *m, bool (*keep)(const void *key, void *val, void *arg), void *arg)
+{
+	size_t i, n = 0, mask = m->cap - 1;
+
+	for (i = 0; i < m->n; i++) {
+		unsigned char *e = m->entries + i * m->entry_size;
+
+		if (!keep(e, e + m->val_off, arg))
+			continue;
+		if (n != i)
+			memcpy(m->entries + n * m->entry_size, e, m->entry_size);
+		n++;
+	}
+	if (n == m->n)
+		return;
+	/* the index names entries by position: build it again */
+	hmap_clear(m);
+	for (i = 0; i < n; i++) {
+		uint32_t h = key_hash(m, hmap_key(m, i));
+		size_t j;
+
+		for (j = h & mask; m->index[j]; j = (j + 1) & mask)
+			;
+		m->index[j] = (uint64_t)h << 32 | (i + 1);
+	}
+	m->n = n;
+}
+
 void hmap_free(struct hmap *m)
 {
 	free(m->entries);

@@ -198,6 +198,9 @@ size_t hmap_find(const struct hmap *m, const void *key);
 size_t hmap_add(struct hmap *m, const void *key, bool *added);
 /* Drop every entry, keep the memory. */
 void hmap_clear(struct hmap *m);
+/* Keep only the entries for which keep(key, value, arg) is true, in their order
+ * (keep may release what a dropped value points to). */
+void hmap_retain(struct hmap *m, bool (*keep)(const void *key, void *val, void *arg), void *arg);
 /* Release the memory; the table stays usable, empty. */
 void hmap_free(struct hmap *m);
 static inline size_t hmap_count(const struct hmap *m) { return m->n; }

@@ -11,6 +11,12 @@ static uint64_t same_hash(const void *key) { return 42; }
 static bool u32_eq(const void *a, const void *b) { return *(const uint32_t *)a == *(const uint32_t *)b; }
 static const struct hmap_ops colliding = { same_hash, u32_eq };
 
+/* hmap_retain: the keys not divisible by *arg */
+static bool keep_odd(const void *key, void *val, void *arg)
+{
+	return *(const uint32_t *)key % *(uint32_t *)arg != 0;
+}
+
 int main(void)
 {
 	struct hmap m;
@@ -73,6 +79,21 @@ int main(void)
 				bad++;
 		k = 100;
 		CHECK(bad == 0 && hmap_find(&m, &k) == HMAP_NONE, "keys with one hash are told apart");
+		hmap_free(&m);
+	}
+	{	/* retain: what stays keeps its order and values, and is found */
+		uint32_t k, two = 2;
+		hmap_init(&m, sizeof(uint32_t), sizeof(uint32_t), NULL);
+		for (k = 0; k < 1000; k++)
+			*(uint32_t *)hmap_get(&m, &k) = k * 3;
+		hmap_retain(&m, keep_odd, &two);
+		for (k = bad = 0; k < 1000; k++)
+			if (k % 2 ? hmap_find(&m, &k) != k / 2 || *(uint32_t *)hmap_val(&m, k / 2) != k * 3
+				  : hmap_find(&m, &k) != HMAP_NONE)
+				bad++;
+		CHECK(bad == 0 && hmap_count(&m) == 500, "retain keeps the odd keys in order, with their values");
+		k = 2;
+		CHECK(hmap_add(&m, &k, NULL) == 500, "a key dropped by retain can be added again");
 		hmap_free(&m);
 	}
 	return test_done();
