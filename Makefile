@@ -12,9 +12,11 @@ VERSION  := 0.1.0
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
-PKGS     := jansson libcurl libelf libdw capstone libzstd zlib
-# Linked normally; libcurl, libcapstone and libpfm4 are loaded on first use
-# (src/dlib/dlib.h, src/events/download.c): they cost milliseconds at start-up.
+PKGS     := jansson libcurl libelf libdw capstone libzstd zlib unicorn
+# Linked normally; libcurl, libcapstone, libpfm4 and libunicorn are loaded on first
+# use (src/dlib/dlib.h, src/events/download.c): they cost milliseconds at start-up
+# (libunicorn, GPL-2.0, is never linked into MIT ocrec: the software branch sampler
+# emulates with it when it is there).
 LINKED_PKGS := jansson libelf libdw libzstd zlib
 
 ifeq ($(SANITIZE),1)

@@ -351,6 +351,14 @@ static void from_operand(const cs_insn *in, const cs_x86_op *o1, int b0, uint8_t
 	}
 }
 
+void swb_uop_unknown(struct swb_uop *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->kind = U_KILL;
+	u->kill = 0xffff;
+	u->mwrite = MW_ANY;
+}
+
 void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 {
 	const cs_x86 *x = &in->detail->x86;

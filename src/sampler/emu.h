@@ -61,6 +61,8 @@ struct swb_emu {
 };
 
 void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u);
+/* An instruction capstone does not decode: any register, flag or memory may change. */
+void swb_uop_unknown(struct swb_uop *u);
 /* Whether the instruction may store to its operand i (a memory operand). */
 bool swb_insn_stores_to(const cs_insn *in, int i);
 /* Whether it stores to memory its operands do not name (string stores,

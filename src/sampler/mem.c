@@ -19,6 +19,8 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "sampler/mem.h"
 #include "util/util.h"
@@ -27,10 +29,6 @@
 #define NR_PAGES 32     /* direct-mapped by page number */
 #define NO_PAGE UINT64_MAX
 
-struct area {
-	uint64_t start, end;
-	bool writable;
-};
 
 struct page {
 	uint64_t addr;          /* NO_PAGE: empty */
@@ -40,12 +38,14 @@ struct page {
 
 struct swb_mem {
 	pid_t tid;
-	bool single_thread;     /* this window */
+	bool threads_known, single_thread;      /* this window's, read when needed */
+	int statm_fd;
 	bool maps_read;
+	unsigned maps_gen;      /* times the maps were forgotten */
 	uint64_t statm[3];      /* size, text, data before the maps were read (0s: unknown) */
-	struct area *areas;     /* private and readable, sorted */
+	struct swb_area *areas; /* every mapping, sorted */
 	size_t nr_areas, cap_areas;
-	bool rseq_known;
+	bool rseq_read, rseq_known;
 	uint64_t rseq_start, rseq_end;
 	struct page pages[NR_PAGES];
 };
@@ -54,6 +54,7 @@ struct swb_mem *swb_mem_new(void)
 {
 	struct swb_mem *m = xcalloc(1, sizeof(*m));
 
+	m->statm_fd = -1;
 	swb_mem_invalidate(m);
 	return m;
 }
@@ -62,6 +63,8 @@ void swb_mem_free(struct swb_mem *m)
 {
 	if (!m)
 		return;
+	if (m->statm_fd >= 0)
+		close(m->statm_fd);
 	free(m->areas);
 	free(m);
 }
@@ -73,56 +76,83 @@ void swb_mem_invalidate(struct swb_mem *m)
 	for (i = 0; i < NR_PAGES; i++)
 		m->pages[i].addr = NO_PAGE;
 	m->maps_read = false;
+	m->maps_gen++;
 }
 
-/* The process's size, text and data pages (/proc/PID/statm); false when unreadable. */
-static bool read_statm(pid_t tid, uint64_t *v)
+unsigned swb_mem_maps_gen(const struct swb_mem *m)
 {
-	char path[64];
-	uint64_t resident, shared;
-	FILE *f;
-	bool ok;
+	return m->maps_gen;
+}
 
-	snprintf(path, sizeof(path), "/proc/%d/statm", (int)tid);
-	if (!(f = fopen(path, "re")))
+/* The process's size, text and data pages (/proc/PID/statm); false when
+ * unreadable. The file stays open (a window's cheapest check): any thread's
+ * shows the process's, until that thread is gone. */
+static bool read_statm(struct swb_mem *m, pid_t tid, uint64_t *v)
+{
+	char buf[128];
+	uint64_t resident, shared;
+	ssize_t n = -1;
+	int tries;
+
+	for (tries = 0; tries < 2 && n <= 0; tries++) {
+		if (m->statm_fd < 0 || tries) {
+			char path[64];
+
+			if (m->statm_fd >= 0)
+				close(m->statm_fd);
+			snprintf(path, sizeof(path), "/proc/%d/statm", (int)tid);
+			m->statm_fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (m->statm_fd >= 0)
+			n = pread(m->statm_fd, buf, sizeof(buf) - 1, 0);
+	}
+	if (n <= 0)
 		return false;
-	ok = fscanf(f, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %*u %" SCNu64, &v[0], &resident, &shared,
-		    &v[1], &v[2]) == 5;
-	fclose(f);
-	return ok;
+	buf[n] = 0;
+	return sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %*u %" SCNu64, &v[0], &resident,
+		      &shared, &v[1], &v[2]) == 5;
 }
 
 void swb_mem_begin(struct swb_mem *m, pid_t tid)
 {
-	char path[64];
-	struct stat st;
 	uint64_t statm[3];
 	bool known;
 
-	/* procfs counts a process's threads in its task directory's links */
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
-	m->single_thread = stat(path, &st) == 0 && st.st_nlink == 3;
-	known = read_statm(tid, statm);
+	m->threads_known = false;
+	known = read_statm(m, tid, statm);
 	if (!known)
 		memset(statm, 0, sizeof(statm));
-	if (!known || tid != m->tid || memcmp(statm, m->statm, sizeof(statm))) {
+	if (tid != m->tid) {
+		/* another thread of the process: its own rseq area */
+		m->tid = tid;
+		m->rseq_read = false;
+	}
+	if (!known || memcmp(statm, m->statm, sizeof(statm))) {
 		/* the maps read next (when needed) have these sizes */
 		swb_mem_invalidate(m);
-		m->tid = tid;
 		memcpy(m->statm, statm, sizeof(statm));
 		return;
 	}
 	swb_mem_ran(m);
 }
 
-bool swb_mem_single_thread(const struct swb_mem *m)
+bool swb_mem_single_thread(struct swb_mem *m)
 {
+	if (!m->threads_known) {
+		char path[64];
+		struct stat st;
+
+		/* procfs counts a process's threads in its task directory's links */
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)m->tid);
+		m->single_thread = stat(path, &st) == 0 && st.st_nlink == 3;
+		m->threads_known = true;
+	}
 	return m->single_thread;
 }
 
 void swb_mem_others_held(struct swb_mem *m)
 {
-	m->single_thread = true;
+	m->single_thread = m->threads_known = true;
 }
 
 void swb_mem_ran(struct swb_mem *m)
@@ -154,25 +184,13 @@ void swb_mem_wrote(struct swb_mem *m, uint64_t addr, unsigned size, uint64_t v, 
 	}
 }
 
-static int add_area(const struct proc_map *pm, void *arg)
+/* The thread's rseq area. */
+static void read_rseq(struct swb_mem *m)
 {
-	struct swb_mem *m = arg;
+	/* zeroed: valgrind does not know this request fills it */
+	struct __ptrace_rseq_configuration rc = { 0 };
 
-	if (pm->perms[0] != 'r' || pm->perms[3] != 'p' || !strncmp(pm->name, "[vvar", 5))
-		return 0;
-	GROW(m->areas, m->cap_areas, m->nr_areas + 1);
-	m->areas[m->nr_areas++] = (struct area){ pm->start, pm->end, pm->perms[1] == 'w' };
-	return 0;
-}
-
-/* The private areas of /proc/PID/maps, and the thread's rseq area; none
- * when they cannot be read. */
-static void read_maps(struct swb_mem *m)
-{
-	struct __ptrace_rseq_configuration rc;
-
-	m->maps_read = true;
-	m->nr_areas = 0;
+	m->rseq_read = true;
 	m->rseq_start = m->rseq_end = 0;
 	/* Where the kernel cannot say (before 5.13), the rseq area could be
 	 * anywhere in writable memory: none of that is trusted then. */
@@ -181,15 +199,36 @@ static void read_maps(struct swb_mem *m)
 		m->rseq_start = rc.rseq_abi_pointer;
 		m->rseq_end = rc.rseq_abi_pointer + (rc.rseq_abi_size ? rc.rseq_abi_size : 32);
 	}
+}
+
+static int add_area(const struct proc_map *pm, void *arg)
+{
+	struct swb_mem *m = arg;
+
+	GROW(m->areas, m->cap_areas, m->nr_areas + 1);
+	m->areas[m->nr_areas++] = (struct swb_area){
+		pm->start, pm->end, pm->perms[0] == 'r', pm->perms[1] == 'w', pm->perms[2] == 'x', pm->perms[3] != 'p',
+		/* the kernel updates the vDSO's data pages all the time */
+		!strncmp(pm->name, "[vvar", 5)
+	};
+	return 0;
+}
+
+/* The areas of /proc/PID/maps; none when they cannot be read. */
+static void read_maps(struct swb_mem *m)
+{
+	m->maps_read = true;
+	m->nr_areas = 0;
 	if (proc_maps(m->tid, add_area, m) < 0)
 		oc_err_clear();
 }
 
-/* The trusted area holding [addr, addr+len), or NULL. */
-static const struct area *area_of(struct swb_mem *m, uint64_t addr, uint64_t len)
+const struct swb_area *swb_mem_area(struct swb_mem *m, uint64_t addr)
 {
 	size_t lo = 0, hi;
 
+	if (!m->maps_read)
+		read_maps(m);
 	hi = m->nr_areas;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -199,9 +238,28 @@ static const struct area *area_of(struct swb_mem *m, uint64_t addr, uint64_t len
 		else
 			hi = mid;
 	}
-	if (lo < m->nr_areas && m->areas[lo].start <= addr && addr + len <= m->areas[lo].end &&
-	    (!m->areas[lo].writable || (m->single_thread && m->rseq_known)))
-		return &m->areas[lo];
+	return lo < m->nr_areas && m->areas[lo].start <= addr ? &m->areas[lo] : NULL;
+}
+
+bool swb_mem_rseq(struct swb_mem *m, uint64_t *start, uint64_t *end)
+{
+	if (!m->rseq_read)
+		read_rseq(m);
+	*start = m->rseq_start;
+	*end = m->rseq_end;
+	return m->rseq_known;
+}
+
+/* The trusted area holding [addr, addr+len), or NULL. */
+static const struct swb_area *area_of(struct swb_mem *m, uint64_t addr, uint64_t len)
+{
+	const struct swb_area *a = swb_mem_area(m, addr);
+
+	if (!m->rseq_read)
+		read_rseq(m);
+	if (a && addr + len <= a->end && a->read && !a->shared && !a->volatile_data &&
+	    (!a->write || (swb_mem_single_thread(m) && m->rseq_known)))
+		return a;
 	return NULL;
 }
 
@@ -209,7 +267,7 @@ static const uint8_t *page_of(struct swb_mem *m, uint64_t addr)
 {
 	uint64_t base = addr & ~(PAGE - 1);
 	struct page *pg = &m->pages[(base / PAGE) % NR_PAGES];
-	const struct area *a;
+	const struct swb_area *a;
 
 	if (pg->addr == base)
 		return pg->data;
@@ -222,7 +280,7 @@ static const uint8_t *page_of(struct swb_mem *m, uint64_t addr)
 			return NULL;
 	}
 	pg->addr = base;
-	pg->writable = a->writable;
+	pg->writable = a->write;
 	return pg->data;
 }
 
@@ -233,8 +291,8 @@ bool swb_mem_read(struct swb_mem *m, uint64_t addr, unsigned size, uint64_t *v)
 
 	if (!m || size > 8 || addr + size < addr)
 		return false;
-	if (!m->maps_read)
-		read_maps(m);
+	if (!m->rseq_read)
+		read_rseq(m);
 	if (addr < m->rseq_end && addr + size > m->rseq_start)
 		return false;
 	for (i = 0; i < size;) {

@@ -75,6 +75,9 @@ struct session {
 	uint64_t window_end;      /* CLOCK_MONOTONIC ns: when the last window ended (its sample's time) */
 	int tracer_cpu;           /* pinned there for a window, or -1 */
 	cpu_set_t tracer_mask;    /* the tracer's own affinity between windows */
+	bool timer_off;           /* for the rest of a window */
+	bool pinned;              /* the window's thread too, away from thread_mask */
+	cpu_set_t thread_mask;
 	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
 	int error;                /* a record callback failed */
 };
@@ -243,6 +246,21 @@ static int pin_thread(struct session *s, pid_t tid, cpu_set_t *saved)
 
 static void timer_ioctl(struct session *s, unsigned long req);
 
+/* Before the engine first lets a window's thread run (an emulated window
+ * never does). The timer goes off for the rest of the window: the stops'
+ * kernel time would count as the workload's task-clock and bring more
+ * samples the more the sampler costs (with the thread stopped, this needs no
+ * cross-CPU call). And the thread joins the tracer's CPU for the stops to come. */
+static void before_follow(pid_t tid, void *arg)
+{
+	struct session *s = arg;
+
+	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
+	s->timer_off = true;
+	hold_cpu(s);
+	s->pinned = pin_thread(s, tid, &s->thread_mask) == 0;
+}
+
 /* Interrupt the sampled thread and collect its window. */
 static int take_window(struct session *s, const struct pending_sample *ps)
 {
@@ -251,17 +269,12 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 	struct swb_window win = { .e = s->entries };
 	enum swb_result r;
 	uint64_t t0, stops;
-	cpu_set_t saved;
-	bool pinned;
 	int status;
 
 	if (!sp)
 		return -1;
-	hold_cpu(s);
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
-		release_cpu(s);
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
 		return 0;   /* gone meanwhile */
-	}
 	for (;;) {
 		pid_t p = waitpid(-1, &status, __WALL);
 
@@ -280,23 +293,19 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 		/* Something else came first: handle it; the interrupt stop follows
 		 * unless the thread ended or entered a group-stop. */
 		handle_status(s, p, status);
-		if (!WIFSTOPPED(status) || status >> 16 == PTRACE_EVENT_STOP) {
-			release_cpu(s);
+		if (!WIFSTOPPED(status) || status >> 16 == PTRACE_EVENT_STOP)
 			return 0;
-		}
 	}
-	/* The timer is off during the window: the stops' kernel time would count
-	 * as the workload's task-clock and bring more samples the more the
-	 * sampler costs. With the thread stopped, this needs no cross-CPU call. */
-	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
 	t0 = now_ns();
 	stops = s->tracer.stops + s->tracer.steps;
-	pinned = pin_thread(s, tid, &saved) == 0;
 	r = swb_collect(&s->tracer, sp, tid, s->depth, &win);
-	if (pinned)
-		sched_setaffinity(tid, sizeof(saved), &saved);
+	if (s->pinned)
+		sched_setaffinity(tid, sizeof(s->thread_mask), &s->thread_mask);
+	s->pinned = false;
 	s->window_end = now_ns();
-	timer_ioctl(s, PERF_EVENT_IOC_ENABLE);
+	if (s->timer_off)
+		timer_ioctl(s, PERF_EVENT_IOC_ENABLE);
+	s->timer_off = false;
 	release_cpu(s);
 	oc_debug(2, "window of thread %d on CPU %u: %d branches, %" PRIu64 " stops, %" PRIu64 " us",
 		 (int)tid, ps->cpu, win.nr, s->tracer.stops + s->tracer.steps - stops,
@@ -630,6 +639,41 @@ static int record_loop(struct session *s)
 	return drain(s);
 }
 
+/* The -v line: how the windows were had, and what they cost. */
+static void print_summary(const struct session *s)
+{
+	const struct swb_tracer *t = &s->tracer;
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t early = 0;
+	int k;
+
+	sb_printf(&sb, "%" PRIu64 " windows of %" PRIu64 " timer samples (%" PRIu64 " cut short, %" PRIu64
+		  " ending where they began), %.2f stops a window (%" PRIu64 " at %s, %" PRIu64 " single-steps), ",
+		  t->windows, s->timer_samples, s->dropped_windows, t->seek_hits,
+		  t->windows ? (double)(t->stops + t->steps) / (double)t->windows : 0.0, t->stops,
+		  swb_breakpoints_name(t->bp), t->steps);
+	if (t->emulating) {
+		sb_printf(&sb, "instructions %" PRIu64 " emulated and about %" PRIu64 " followed, emulation stopped early",
+			  t->emulated_insns, t->followed_insns);
+		for (k = 1; k < SWB_UC_NR; k++)
+			if (t->fallbacks[k]) {
+				sb_printf(&sb, "%s%s %" PRIu64, early ? ", " : ": ", swb_uc_why_name((enum swb_uc_why)k),
+					  t->fallbacks[k]);
+				early += t->fallbacks[k];
+			}
+		if (!early)
+			sb_puts(&sb, " never");
+		if (t->verify)
+			sb_printf(&sb, ", %" PRIu64 " emulated parts diverged", t->diverged);
+	} else {
+		sb_puts(&sb, "not emulated (libunicorn.so.2 missing, or OCREC_SAMPLER_EMULATION=0)");
+	}
+	oc_debug(1, "software branch sampler: %s; %" PRIu64 " restarted on a plan mismatch, %" PRIu64
+		 " by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64 " lost",
+		 sb_str(&sb), t->mismatches, t->stepped_windows, t->held_windows, t->blocked, t->lost);
+	sb_free(&sb);
+}
+
 int swbranch_record(const struct record_opts *o, struct record_stats *st)
 {
 	struct session s = { .o = o, .sigfd = -1, .tracer_cpu = -1 };
@@ -664,8 +708,11 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (sched_getaffinity(0, sizeof(s.tracer_mask), &s.tracer_mask) < 0)
 		CPU_ZERO(&s.tracer_mask);   /* keep pinning: release_cpu() then fails harmlessly */
 	s.tracer.other = on_other_thread;
+	s.tracer.before_follow = before_follow;
 	s.tracer.arg = &s;
 	s.tracer.seek = true;
+	/* for tests: every emulated part is also followed, and compared */
+	s.tracer.verify = getenv("OCREC_SAMPLER_VERIFY") && strcmp(getenv("OCREC_SAMPLER_VERIFY"), "1") == 0;
 	s.tracer.bp = swb_breakpoints();   /* its probe forks: before SIGCHLD is blocked */
 
 	sigemptyset(&block);
@@ -709,11 +756,8 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		goto out;
 	if (s.attached)
 		detach_process(&s);
-	oc_debug(1, "software branch sampler: %" PRIu64 " timer samples, %" PRIu64 " windows (%" PRIu64
-		 " cut short, %" PRIu64 " ending where they began, %" PRIu64 " restarted on a plan mismatch), %"
-		 PRIu64 " stops at %s, %" PRIu64 " single-steps (%" PRIu64 " windows by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64 " lost)",
-		 s.timer_samples, s.tracer.windows, s.dropped_windows, s.tracer.seek_hits, s.tracer.mismatches,
-		 s.tracer.stops, swb_breakpoints_name(s.tracer.bp), s.tracer.steps, s.tracer.stepped_windows, s.tracer.held_windows, s.tracer.blocked, s.tracer.lost);
+	if (oc_verbose >= 1)
+		print_summary(&s);
 	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? sym_build_id_cache_dir(&cache_owned) : NULL);
 	if (pd_writer_close(s.w, true) < 0) {
 		s.w = NULL;
@@ -755,5 +799,6 @@ out:
 	free(tids);
 	free(cache_owned);
 	dso_tracker_free(s.dsos);
+	swb_tracer_free(&s.tracer);
 	return rc;
 }

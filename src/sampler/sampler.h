@@ -22,20 +22,24 @@
  * "(no LBR: branch stacks emulated by ocrec's software branch sampler, N deep)".
  *
  * The timer is task-clock (or cpu-clock), user mode, -F (default 1000 Hz) or
- * -c; it is off while a window is collected, so the sampler's own cost does
+ * -c; it is off while a window is followed, so the sampler's own cost does
  * not bring more samples. Side-band records (COMM, MMAP2, FORK, EXIT) come
  * from the kernel through the timer's ring buffers; -p synthesizes COMM and
  * MMAP2 from /proc first.
  *
  * The workload behaves as without ocrec: its signals are delivered, group-
  * stops kept, its exit status returned (record_stats.exit_status), threads,
- * forks and exec followed. During a window the thread is pinned to the
- * CPU the tracer is on (a cross-CPU ptrace stop costs about 4x more); its affinity is
- * restored before it runs freely again. Costs that remain: every signal the
- * workload receives is a ptrace stop (about 20 us here), and a window costs
- * one stop per branch that the registers do not decide (memory-driven code
- * such as an interpreter: about 0.7 per taken branch) and at least one per
- * loop iteration (a tight one-block loop: one per taken branch).
+ * forks and exec followed. A window is emulated while the thread stays
+ * stopped where it can be (libunicorn, emulate.h): the timer's stop is then
+ * its only cost. Where it is followed with ptrace instead, the thread is
+ * pinned to the CPU the tracer is on (a cross-CPU ptrace stop costs about 4x
+ * more) and the timer is off; its affinity is restored before it runs freely
+ * again. Costs that remain: every signal the workload receives is a ptrace
+ * stop (about 20 us here), and a followed window costs one stop per branch
+ * that the registers do not decide (memory-driven code such as an
+ * interpreter: about 0.7 per taken branch) and at least one per loop
+ * iteration (a tight one-block loop: one per taken branch). See
+ * docs/sampler.md.
  */
 #ifndef OCREC_SAMPLER_H
 #define OCREC_SAMPLER_H

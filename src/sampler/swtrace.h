@@ -1,5 +1,7 @@
-/* swtrace.h — the software sampler's ptrace engine (x86-64): given a thread in
- * a ptrace-stop, collect the next N taken branches it really executes.
+/* swtrace.h — the software sampler's window engine (x86-64): given a thread in
+ * a ptrace-stop, collect the next N taken branches it really executes. A
+ * window is first emulated while the thread stays stopped (emulate.h); from
+ * where emulation has to stop it is followed with ptrace, as below.
  *
  * The engine decodes the straight-line code ahead with capstone, follows direct
  * jumps and calls without stopping, and stops the thread (hardware debug
@@ -93,12 +95,50 @@ struct swb_ctl {
  * (cached). Code that cannot be read ends the run as SWB_OTHER: running it faults. */
 const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr);
 
+/* The PERF_BR_* type of a branch by the kind of its instruction. */
+unsigned swb_perf_type(enum swb_kind k);
+/* Whether it is a taken branch even to the next instruction (jumps, calls, returns). */
+bool swb_always_taken(const struct swb_ctl *c);
+/* Whether a conditional branch (jcc, jrcxz, loop) is taken with these flags
+ * and rcx (loop: before it counts down): 1, 0, -1 for another instruction. */
+int swb_jcc_taken(const struct swb_ctl *c, uint64_t eflags, uint64_t rcx);
+
+/* Whether a window that has seen taken branches ends here: depth of them and,
+ * with seek, at its starting point or a quarter window later (see seek below). */
+static inline bool swb_window_ends(int depth, bool seek, uint64_t taken, bool at_start)
+{
+	return taken >= (uint64_t)depth && (!seek || at_start || taken >= (uint64_t)(depth + depth / 4));
+}
+
+/* Why emulation stopped (emulate.h): the window is done, or the next
+ * instruction is one that only the thread itself can run (or ocrec's
+ * emulation cannot). */
+enum swb_uc_why {
+	SWB_UC_DONE,
+	SWB_UC_SYSCALL,         /* syscall, sysenter, int */
+	SWB_UC_VECTOR,          /* an AVX or AVX-512 instruction ocrec does not emulate */
+	SWB_UC_X87,             /* x87 or MMX */
+	SWB_UC_INSN,            /* another instruction whose result the CPU alone knows:
+	                         * cpuid, rdtsc, rdrand, xgetbv, one libunicorn lacks... */
+	SWB_UC_MEMORY,          /* memory that cannot be read (unmapped, the vDSO's data),
+	                         * that the kernel writes (rseq), or a write it forbids */
+	SWB_UC_TRAP,            /* the program's own int3, a division by zero... */
+	SWB_UC_CODE,            /* code in writable memory (a JIT) */
+	SWB_UC_LIMIT,           /* too many blocks without the window filling */
+	SWB_UC_SIGNAL,          /* a signal is pending: the thread takes it first */
+	SWB_UC_NR
+};
+const char *swb_uc_why_name(enum swb_uc_why why);
+
 /* What a thread other than the window's reported while the engine waited: the
  * caller resumes or records it (the engine waits with waitpid(-1, __WALL)). */
 typedef void (*swb_other_fn)(pid_t pid, int status, void *arg);
 
 struct swb_tracer {
 	swb_other_fn other;
+	/* Called (with arg) before a window's thread first runs, if it does: an
+	 * emulated window leaves it stopped. Or NULL. */
+	void (*before_follow)(pid_t tid, void *arg);
 	void *arg;
 	int max_leaves;         /* debug registers to use, 1..4 (4 by default: 0) */
 	enum swb_bp bp;         /* SWB_BP_AUTO: swb_breakpoints() */
@@ -116,8 +156,26 @@ struct swb_tracer {
 	uint64_t held_windows;      /* int3 windows that held the process's other threads */
 	uint64_t blocked;       /* windows ended at a syscall that blocked, or not begun in one */
 	uint64_t lost;          /* windows whose thread ran past every breakpoint (a planner bug) */
+	/* Emulation (emulate.h): windows are emulated first unless no_emulation
+	 * (or OCREC_SAMPLER_EMULATION=0), and followed from where it stops,
+	 * the emulated branches guiding the plans. An emulated window leaves
+	 * the thread where it was, or where emulation last went on; with
+	 * finish, the thread is followed to the window's end. With verify
+	 * (which implies finish), every emulated part is followed without the
+	 * emulated branches. A part followed without them is compared with the
+	 * emulated one: diverged counts those that differed, and the window
+	 * holds the emulated branches (for tests to judge emulation). */
+	bool no_emulation, finish, verify;
+	bool emulating;         /* a window was emulated */
+	uint64_t emulated_insns, followed_insns;        /* about, for the latter */
+	uint64_t fallbacks[SWB_UC_NR];  /* emulation stopped early, by why */
+	uint64_t diverged;
 	bool spawned;           /* internal: the window's thread made a thread */
+	struct swb_entry *emulated, *part;      /* internal buffers, cap entries */
+	int cap;
 };
+/* Free the tracer's buffers. */
+void swb_tracer_free(struct swb_tracer *t);
 
 enum swb_result {
 	SWB_DONE,     /* depth branches collected; the thread is in a ptrace-stop */

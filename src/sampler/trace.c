@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "sampler/emu.h"
+#include "sampler/emulate.h"
 #include "sampler/mem.h"
 #include "util/util.h"
 
@@ -75,9 +77,24 @@ struct node {
 	bool st_at_stop;        /* st is the state at stop (not inside a piece: seek) */
 };
 
+/* A point of the window: after so many of its taken branches, at ip (not run yet). */
+struct target {
+	uint64_t taken, ip;
+};
+
+/* Branches known ahead (emulated): e[i] is the window's taken branch number
+ * base + i; after the last one the thread runs straight on to end_ip. */
+struct oracle {
+	const struct swb_entry *e;
+	int nr;
+	uint64_t base, end_ip;
+};
+
 struct plan {
 	struct node n[MAX_NODES];
 	int nr;
+	const struct oracle *o; /* or NULL */
+	uint64_t taken0;        /* the window's taken branches when the round began */
 	struct swb_ctl seek_stop;   /* a stop at the window's starting point (seek) */
 	/* The ip when the thread resumes with the resume flag (RF) set, as after a
 	 * debug-register stop: its breakpoint does not fire before it has run, so
@@ -103,38 +120,6 @@ struct int3s {
 	uint8_t orig[MAX_DR];
 };
 
-static unsigned perf_type(enum swb_kind k)
-{
-	switch (k) {
-	case SWB_JCC: return PERF_BR_COND;
-	case SWB_JMP: return PERF_BR_UNCOND;
-	case SWB_JMP_IND: return PERF_BR_IND;
-	case SWB_CALL: return PERF_BR_CALL;
-	case SWB_CALL_IND: return PERF_BR_IND_CALL;
-	case SWB_RET: return PERF_BR_RET;
-	case SWB_SYSCALL: return PERF_BR_SYSCALL;
-	default: return PERF_BR_UNKNOWN;
-	}
-}
-
-static int jcc_taken(const struct swb_ctl *c, const struct user_regs_struct *r)
-{
-	bool zf = r->eflags & 0x40;
-	int taken = swb_cond_taken(c->insn_id, r->eflags);
-
-	if (taken >= 0)
-		return taken;
-	switch (c->insn_id) {
-	case X86_INS_JRCXZ: return r->rcx == 0;
-	case X86_INS_JECXZ: return (uint32_t)r->rcx == 0;
-	case X86_INS_JCXZ: return (uint16_t)r->rcx == 0;
-	case X86_INS_LOOP: return r->rcx - 1 != 0;
-	case X86_INS_LOOPE: return r->rcx - 1 != 0 && zf;
-	case X86_INS_LOOPNE: return r->rcx - 1 != 0 && !zf;
-	default: return -1;
-	}
-}
-
 static bool read_u64(pid_t tid, uint64_t addr, uint64_t *v)
 {
 	struct iovec local = { v, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
@@ -152,7 +137,7 @@ static int resolve(pid_t tid, const struct swb_ctl *c, const struct user_regs_st
 
 	switch (c->kind) {
 	case SWB_JCC: {
-		int t = jcc_taken(c, r);
+		int t = swb_jcc_taken(c, r->eflags, r->rcx);
 
 		*to = c->target;
 		return t;
@@ -171,13 +156,6 @@ static int resolve(pid_t tid, const struct swb_ctl *c, const struct user_regs_st
 	default:
 		return -1;
 	}
-}
-
-/* Jumps, calls and returns are taken branches even to the next instruction. */
-static bool always_taken(const struct swb_ctl *c)
-{
-	return c->kind == SWB_JMP || c->kind == SWB_CALL || c->kind == SWB_JMP_IND ||
-	       c->kind == SWB_CALL_IND || c->kind == SWB_RET;
 }
 
 /* --- planning --- */
@@ -235,6 +213,16 @@ static bool shadow_ret(struct node *n, const struct swb_ctl *c, uint64_t *to)
 	return true;
 }
 
+/* A return whose target came from elsewhere: it ends the newest call
+ * followed, if that is where the stack is. */
+static void shadow_returned(struct node *n)
+{
+	if (n->nr_sh && n->sh[n->nr_sh - 1].depth == 0)
+		n->nr_sh--;
+	else
+		n->nr_sh = 0;
+}
+
 /* Where a return or an indirect branch through memory goes, from the
  * memory the planner knows. */
 static bool target_in_memory(struct node *n, const struct swb_ctl *c, uint64_t *to)
@@ -243,24 +231,40 @@ static bool target_in_memory(struct node *n, const struct swb_ctl *c, uint64_t *
 
 	if (!swb_emu_ctl_addr(&n->st, c, &a) || !swb_emu_load(&n->st, a, 8, to))
 		return false;
-	if (c->kind == SWB_RET) {
-		/* the return ends the newest call followed, if it is where the stack is */
-		if (n->nr_sh && n->sh[n->nr_sh - 1].depth == 0)
-			n->nr_sh--;
-		else
-			n->nr_sh = 0;
-	}
+	if (c->kind == SWB_RET)
+		shadow_returned(n);
 	return true;
 }
 
+/* What the oracle says of the control instruction c that node n reaches:
+ * 1 taken (*e), 0 not taken, -1 it does not know. */
+static int ask_oracle(const struct plan *p, const struct node *n, const struct swb_ctl *c,
+		      const struct swb_entry **e)
+{
+	const struct oracle *o = p->o;
+	uint64_t g = p->taken0 + (uint64_t)n->total;   /* the number of the next taken branch */
+
+	if (!o || g < o->base || g > o->base + (uint64_t)o->nr)
+		return -1;
+	if (g < o->base + (uint64_t)o->nr) {
+		*e = &o->e[g - o->base];
+		if ((*e)->from == c->addr)
+			return 1;
+		return c->kind == SWB_JCC ? 0 : -1;
+	}
+	/* past the last one, straight on to end_ip */
+	return c->kind == SWB_JCC && c->addr < o->end_ip ? 0 : -1;
+}
+
 /* Extend node n from addr along direct jumps and calls, returns from calls
- * it followed, and conditional and indirect branches that the registers and
- * memory computed on the way decide (emu.c), while the budget (taken
- * branches still wanted) leaves room after each. */
-static void follow(struct swb_space *sp, pid_t tid, struct node *n, uint64_t addr, int budget)
+ * it followed, branches the oracle knows, and conditional and indirect
+ * branches that the registers and memory computed on the way decide (emu.c),
+ * while the budget (taken branches still wanted) leaves room after each. */
+static void follow(const struct plan *p, struct swb_space *sp, pid_t tid, struct node *n, uint64_t addr, int budget)
 {
 	for (;;) {
 		const struct swb_ctl *c = swb_decode_run(sp, tid, addr);
+		const struct swb_entry *oe = NULL;
 		uint64_t to;
 		int i, t;
 
@@ -270,8 +274,17 @@ static void follow(struct swb_space *sp, pid_t tid, struct node *n, uint64_t add
 			swb_emu_apply(&n->st, &c->uops[i]);
 		if (n->total + 1 >= budget || n->nr_seg == MAX_SEGS)
 			return;
-		if (c->kind == SWB_JMP || c->kind == SWB_CALL) {
-			add_pend(n, c->addr, c->target, perf_type(c->kind));
+		if ((t = ask_oracle(p, n, c, &oe)) >= 0) {
+			if (t) {
+				add_pend(n, c->addr, oe->to, oe->type);
+				if (c->kind == SWB_CALL || c->kind == SWB_CALL_IND)
+					shadow_call(n, c->next);
+				else if (c->kind == SWB_RET)
+					shadow_returned(n);
+			}
+			addr = t ? oe->to : c->next;
+		} else if (c->kind == SWB_JMP || c->kind == SWB_CALL) {
+			add_pend(n, c->addr, c->target, swb_perf_type(c->kind));
 			if (c->kind == SWB_CALL)
 				shadow_call(n, c->next);
 			addr = c->target;
@@ -284,7 +297,7 @@ static void follow(struct swb_space *sp, pid_t tid, struct node *n, uint64_t add
 			addr = t ? c->target : c->next;
 		} else if ((c->kind == SWB_JMP_IND || c->kind == SWB_CALL_IND) &&
 			   (c->op_mem ? target_in_memory(n, c, &to) : swb_emu_reg(&n->st, c->reg, &to))) {
-			add_pend(n, c->addr, to, perf_type(c->kind));
+			add_pend(n, c->addr, to, swb_perf_type(c->kind));
 			if (c->kind == SWB_CALL_IND)
 				shadow_call(n, c->next);
 			addr = to;
@@ -374,7 +387,7 @@ static void new_child(struct plan *p, int parent, uint64_t addr, const struct sw
 	c->st_at_stop = true;
 	if (taken)
 		add_pend(c, taken->from, taken->to, taken->type);
-	follow(sp, tid, c, addr, budget);
+	follow(p, sp, tid, c, addr, budget);
 	c->expandable = c->stop->kind == SWB_JCC && c->total + 1 < budget;
 }
 
@@ -398,7 +411,7 @@ static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
 	c = swb_decode_run(sp, tid, ip);
 	if (c->addr != ip) {
 		/* Straight-line code first: the registers may decide what ends it. */
-		follow(sp, tid, r, ip, budget);
+		follow(p, sp, tid, r, ip, budget);
 	} else {
 		taken = resolve(tid, c, regs, &to);
 		if (taken < 0 || (taken && budget == 1)) {
@@ -408,11 +421,11 @@ static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
 		}
 		add_seg(r, ip, c);
 		if (taken)
-			add_pend(r, ip, to, perf_type(c->kind));
+			add_pend(r, ip, to, swb_perf_type(c->kind));
 		if (c->kind == SWB_CALL || c->kind == SWB_CALL_IND)
 			shadow_call(r, c->next);
 		swb_emu_ctl(&r->st, c);
-		follow(sp, tid, r, taken ? to : c->next, budget);
+		follow(p, sp, tid, r, taken ? to : c->next, budget);
 	}
 	if (cut_root(p)) {
 		replay_root(r, regs, swb_space_mem(sp));
@@ -448,10 +461,13 @@ static void plan_round(struct plan *p, struct swb_space *sp, pid_t tid,
 	}
 }
 
-/* Seeking the window's starting point p0: when the root path passes it with
- * the window full (need more branches before it), the root ends there
- * instead (that pass; the tree is dropped). */
-static void cut_at(struct plan *p, uint64_t p0, uint64_t ip, int need)
+/* Stop the root at addr, at its first pass there after need more taken
+ * branches (seeking the window's starting point, or a target): its piece
+ * there ends at addr and the tree is dropped. When the root cannot stop at
+ * addr (it passes addr before, where a breakpoint would fire), or it does
+ * not reach addr, it stops where it can. */
+static void end_at(struct plan *p, uint64_t addr, uint64_t ip, int need, const struct user_regs_struct *regs,
+		   struct swb_mem *mem)
 {
 	struct node *r = &p->n[0];
 	int j;
@@ -459,10 +475,10 @@ static void cut_at(struct plan *p, uint64_t p0, uint64_t ip, int need)
 	for (j = 0; j < r->nr_seg; j++) {
 		struct seg *sg = &r->seg[j];
 
-		if (p0 < sg->start || p0 > sg->end || (j == 0 && p0 == ip) || sg->pend_before < need)
+		if (addr < sg->start || addr > sg->end || (j == 0 && addr == ip) || sg->pend_before < need)
 			continue;
-		p->seek_stop = (struct swb_ctl){ .addr = p0, .next = p0, .kind = SWB_OTHER };
-		sg->end = p0;
+		p->seek_stop = (struct swb_ctl){ .addr = addr, .next = addr, .kind = SWB_OTHER };
+		sg->end = addr;
 		sg->ctl = &p->seek_stop;
 		r->nr_seg = j + 1;
 		r->nr_pend = r->total = sg->pend_before;
@@ -470,6 +486,10 @@ static void cut_at(struct plan *p, uint64_t p0, uint64_t ip, int need)
 		r->leaf = true;
 		r->st_at_stop = false;
 		p->nr = 1;
+		if (cut_root(p)) {
+			replay_root(r, regs, mem);
+			r->st_at_stop = true;
+		}
 		return;
 	}
 }
@@ -992,7 +1012,7 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 	ip = r.rip;
 	c = swb_decode_run(sp, tid, ip);
 	/* A conditional branch to the next instruction is taken or not by the flags. */
-	jcc_to_next = c->addr == ip && c->kind == SWB_JCC && c->target == c->next && jcc_taken(c, &r) == 1;
+	jcc_to_next = c->addr == ip && c->kind == SWB_JCC && c->target == c->next && swb_jcc_taken(c, r.eflags, r.rcx) == 1;
 	for (;;) {
 		t->steps++;
 		if (resume_wait(t, tid, PTRACE_SINGLESTEP, sig, status, &kind,
@@ -1013,7 +1033,7 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 			ip = r.rip;
 			c = swb_decode_run(sp, tid, ip);
 			jcc_to_next = c->addr == ip && c->kind == SWB_JCC && c->target == c->next &&
-				      jcc_taken(c, &r) == 1;
+				      swb_jcc_taken(c, r.eflags, r.rcx) == 1;
 		}
 	}
 	if (get_regs(tid, &r) < 0)
@@ -1023,8 +1043,8 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 		*e = (struct swb_entry){ ip, r.rip, PERF_BR_IRQ };
 		return 1;
 	}
-	if (c->addr == ip && (r.rip != c->next || always_taken(c) || jcc_to_next)) {
-		*e = (struct swb_entry){ ip, r.rip, perf_type(c->kind) };
+	if (c->addr == ip && (r.rip != c->next || swb_always_taken(c) || jcc_to_next)) {
+		*e = (struct swb_entry){ ip, r.rip, swb_perf_type(c->kind) };
 		return 1;
 	}
 	return 0;
@@ -1131,19 +1151,14 @@ static int jump_here(pid_t tid, struct swb_space *sp, struct user_regs_struct *r
 		r->rip = c->addr;
 		return -1;
 	}
-	*e = (struct swb_entry){ c->addr, to, perf_type(c->kind) };
+	*e = (struct swb_entry){ c->addr, to, swb_perf_type(c->kind) };
 	return taken;
 }
 
 /* Whether the window is full; with seek, whether it stops sliding at ip. */
-static bool window_done(struct swb_tracer *t, const struct swb_window *w, int depth, uint64_t ip, uint64_t p0)
+static bool window_done(const struct swb_tracer *t, const struct swb_window *w, int depth, uint64_t ip, uint64_t p0)
 {
-	if (w->nr < depth)
-		return false;
-	if (t->seek && ip != p0 && w->taken < (uint64_t)(depth + depth / 4))
-		return false;
-	t->seek_hits += t->seek && ip == p0;
-	return true;
+	return swb_window_ends(depth, t->seek, w->taken, ip == p0);
 }
 
 /* One single step inside a window, its branch added: as step(). */
@@ -1153,6 +1168,7 @@ static int step_window(struct swb_tracer *t, struct swb_space *sp, pid_t tid, st
 	struct swb_entry e;
 	int rc = step(t, sp, tid, 0, &e, &w->status, ip, false);
 
+	t->followed_insns++;
 	if (rc == 1)
 		slide(w, depth, &e);
 	return rc;
@@ -1168,201 +1184,420 @@ static void end_window(struct swb_tracer *t, struct int3s *b, struct hold *hd)
 	hd->nr = hd->cap = 0;
 }
 
-/* The rest of a window by single steps alone: where int3 is the breakpoint
- * and another thread of the process could run into it. */
-static enum swb_result collect_by_steps(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int depth,
-					struct swb_window *w, uint64_t ip, uint64_t p0)
-{
-	t->stepped_windows++;
-	while (!window_done(t, w, depth, ip, p0)) {
-		int rc = step_window(t, sp, tid, w, depth, &ip);
+/* Following a window with ptrace: the thread, its breakpoints, and where it
+ * must stop. */
+struct follow {
+	struct swb_tracer *t;
+	struct swb_space *sp;
+	pid_t tid;
+	int depth;              /* entries w keeps */
+	struct swb_window *w;   /* the window, or the part that runs to a target */
+	uint64_t p0;            /* where the window began */
+	const struct target *tg;        /* stop there instead of where the window ends */
+	const struct oracle *o; /* or NULL */
+	struct user_regs_struct regs;   /* the thread's, at its stop */
+	uint64_t ip;
+	int max_leaves, restarts;
+	bool int3, held, stepped, ran;
+	bool pages_current;     /* the memory view's copies are the thread's memory */
+	struct drs d;
+	struct int3s b;
+	struct hold hd;
+};
 
+enum round_result {
+	R_MORE,         /* not there yet */
+	R_DONE,         /* where it must stop */
+	R_EVENT,        /* the thread reported something else (w->status) */
+	R_FAILED,       /* oc_err() set */
+	R_RESTART,      /* the path that ran is not the one planned: start the window again here */
+	R_OFFTRACK,     /* a signal took the thread off the way to its target */
+};
+
+static bool reached(const struct follow *f)
+{
+	if (f->tg)
+		return f->w->taken == f->tg->taken && f->ip == f->tg->ip;
+	return window_done(f->t, f->w, f->depth, f->ip, f->p0);
+}
+
+/* The rest by single steps alone: where int3 is the breakpoint and another
+ * thread of the process could run into it. */
+static enum round_result collect_by_steps(struct follow *f)
+{
+	f->t->stepped_windows += !f->stepped;
+	f->stepped = true;
+	while (!reached(f)) {
+		int rc;
+
+		if (f->tg && f->w->taken > f->tg->taken)
+			return R_RESTART;
+		rc = step_window(f->t, f->sp, f->tid, f->w, f->depth, &f->ip);
 		if (rc < 0 || rc == 2)
-			return rc < 0 ? SWB_FAILED : SWB_EVENT;
+			return rc < 0 ? R_FAILED : R_EVENT;
 	}
-	w->ip = ip;
-	return SWB_DONE;
+	return get_regs(f->tid, &f->regs) < 0 ? R_FAILED : R_DONE;
+}
+
+/* Instructions the thread ran on a confirmed path up to node's stop (not run). */
+static uint64_t path_insns(const struct plan *p, int node)
+{
+	int path[MAX_NODES], n = path_of(p, node, path), i, j;
+	uint64_t insns = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < p->n[path[i]].nr_seg; j++)
+			insns += (uint64_t)p->n[path[i]].seg[j].ctl->nr_uops + 1;
+	return insns - 1;
+}
+
+/* One round: plan from the thread's stop, let it run to a leaf (or step
+ * it), and confirm the branches it took. */
+static enum round_result round_of(struct follow *f)
+{
+	struct swb_tracer *t = f->t;
+	struct swb_window *w = f->w;
+	uint64_t leaf_addr[MAX_DR], round_ip = f->ip;
+	int leaf_node[MAX_DR], nleaves = 0, i, rc, budget;
+	bool seeking = !f->tg && w->nr >= f->depth, ambiguous;
+	struct swb_mem *mem = swb_space_mem(f->sp);
+	enum stop_kind kind;
+	struct swb_entry e;
+	struct plan p;
+
+	if (reached(f))
+		return R_DONE;
+	if (f->tg && w->taken > f->tg->taken)
+		return R_RESTART;
+	if (!f->ran && t->before_follow)
+		t->before_follow(f->tid, t->arg);
+	f->ran = true;
+	if (f->int3 && !f->held && !swb_mem_single_thread(mem)) {
+		int rc_hold = hold_others(t, f->tid, &f->hd);
+
+		if (rc_hold < 0)
+			return R_FAILED;
+		f->held = rc_hold == 0;
+		t->held_windows += f->held;
+		if (f->held)
+			swb_mem_others_held(mem);
+	}
+	if (f->int3 && (t->spawned || (!f->held && !swb_mem_single_thread(mem))))
+		return collect_by_steps(f);
+	if (f->int3 && (rc = jump_here(f->tid, f->sp, &f->regs, &e)) >= 0) {
+		if (rc == 1)
+			slide(w, f->depth, &e);
+		f->ip = f->regs.rip;
+		return R_MORE;
+	}
+	if (!f->pages_current)
+		swb_mem_ran(mem);
+	f->pages_current = false;
+	p.o = f->o;
+	p.taken0 = w->taken;
+	/* Without seek the window ends right after its last branch; with seek
+	 * it slides anyway, so plans need not stop there. A target is reached
+	 * after its branches, on the straight run that follows them. */
+	budget = f->tg ? (int)(f->tg->taken - w->taken) + 1 : t->seek ? f->depth : f->depth - w->nr;
+	/* a tree's other leaves could lie past a target: only the root then */
+	plan_round(&p, f->sp, f->tid, &f->regs, budget, f->tg ? 1 : f->max_leaves, !f->int3);
+	if (f->tg)
+		end_at(&p, f->tg->ip, f->ip, budget - 1, &f->regs, mem);
+	else if (t->seek)
+		end_at(&p, f->p0, f->ip, f->depth - w->nr, &f->regs, mem);
+	for (i = 0; i < p.nr; i++)
+		if (p.n[i].leaf) {
+			leaf_node[nleaves] = i;
+			leaf_addr[nleaves++] = p.n[i].stop->addr;
+		}
+	if (p.nr == 1 && p.n[0].nr_seg == 1 && leaf_addr[0] == f->ip) {
+		/* The planned stop is here, not run yet: step it. */
+		if (!f->int3 && clear_ip(f->tid, &f->d, f->ip) < 0)
+			return R_FAILED;
+		rc = step_window(t, f->sp, f->tid, w, f->depth, &f->ip);
+		if (rc < 0 || rc == 2)
+			return rc < 0 ? R_FAILED : R_EVENT;
+		return get_regs(f->tid, &f->regs) < 0 ? R_FAILED : R_MORE;
+	}
+	if ((f->int3 ? int3_arm(f->tid, &f->b, leaf_addr, nleaves) : arm(f->tid, &f->d, &p, leaf_addr, nleaves)) < 0)
+		return R_FAILED;
+	t->stops++;
+	rc = resume_wait(t, f->tid, PTRACE_CONT, 0, &w->status, &kind, ROUND_LIMIT_NS);
+	int3_disarm(&f->b);
+	if (rc < 0)
+		return R_FAILED;
+	if (kind == STOP_END)
+		return R_EVENT;
+	if (get_regs(f->tid, &f->regs) < 0)
+		return R_FAILED;
+	if (kind == STOP_INT3)
+		kind = f->int3 && int3_ours(f->tid, &f->b, &f->regs) ? STOP_TRAP : STOP_SIGNAL;
+	f->ip = f->regs.rip;
+	if (kind == STOP_TRAP) {
+		for (i = 0; i < nleaves && leaf_addr[i] != f->ip; i++)
+			;
+		if (i < nleaves) {
+			const struct node *leaf = &p.n[leaf_node[i]];
+
+			if (leaf->st_at_stop && !swb_emu_matches(&leaf->st, &f->regs)) {
+				/* The path that ran is not the one planned: start again here. */
+				oc_debug(2, "thread %d: registers at %#" PRIx64 " differ from the plan's", (int)f->tid,
+					 f->ip);
+				t->mismatches++;
+				if (f->tg)
+					return R_RESTART;
+				w->nr = 0;
+				w->taken = 0;
+				if (++f->restarts > MAX_RESTARTS)
+					return oc_err("thread %d: the planned paths keep differing from the thread's",
+						      (int)f->tid), R_FAILED;
+				return R_MORE;
+			}
+			confirm(&p, leaf_node[i], leaf->nr_pend, w, f->depth);
+			t->followed_insns += path_insns(&p, leaf_node[i]);
+			/* what the path stored is known: no need to read it again */
+			if (leaf->st_at_stop) {
+				swb_emu_commit(&leaf->st);
+				f->pages_current = true;
+			}
+			return R_MORE;
+		}
+	}
+	/* A signal for the program (or a trap that is not ours): what ran
+	 * before it is confirmed, then a step delivers it. When the planned
+	 * path cannot tell what ran, a full window ends where this round
+	 * began; a partial one starts again, a few times at most. */
+	ambiguous = !confirm_partial(&p, f->ip, w, f->depth);
+	if (ambiguous) {
+		t->restarts++;
+		if (!seeking && !f->tg) {
+			w->nr = 0;
+			w->taken = 0;
+		}
+	}
+	if (!f->int3 && clear_ip(f->tid, &f->d, f->ip) < 0)
+		return R_FAILED;
+	rc = step(t, f->sp, f->tid, kind == STOP_SIGNAL ? WSTOPSIG(w->status) : 0, &e, &w->status, &f->ip, false);
+	if (rc < 0 || rc == 2)
+		return rc < 0 ? R_FAILED : R_EVENT;
+	if (ambiguous && seeking) {
+		f->ip = round_ip;
+		return R_DONE;
+	}
+	if (ambiguous && f->tg)
+		return R_RESTART;
+	if (ambiguous && ++f->restarts > MAX_RESTARTS)
+		return oc_err("thread %d: signals keep interrupting the window", (int)f->tid), R_FAILED;
+	if (rc == 1)
+		slide(w, f->depth, &e);
+	if (get_regs(f->tid, &f->regs) < 0)
+		return R_FAILED;
+	return f->tg ? R_OFFTRACK : R_MORE;
+}
+
+/* Whether the window may be emulated again once the thread has run the
+ * instruction emulation stopped at: not in code that keeps stopping it. */
+static bool emulate_after(enum swb_uc_why why)
+{
+	return why == SWB_UC_SYSCALL || why == SWB_UC_INSN || why == SWB_UC_MEMORY || why == SWB_UC_TRAP;
+}
+
+static bool same_branches(const struct swb_entry *a, const struct swb_entry *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].from != b[i].from || a[i].to != b[i].to || a[i].type != b[i].type)
+			return false;
+	return true;
+}
+
+/* Whether a signal waits for the thread: it takes it as soon as it runs,
+ * before anything emulation computed. */
+static bool signal_pending(pid_t tid)
+{
+	struct __ptrace_peeksiginfo_args a = { 0, 0, 1 };
+	siginfo_t si;
+
+	if (ptrace(PTRACE_PEEKSIGINFO, tid, &a, &si) != 0)
+		return true;
+	a.flags = PTRACE_PEEKSIGINFO_SHARED;
+	return ptrace(PTRACE_PEEKSIGINFO, tid, &a, &si) != 0;
+}
+
+/* Emulate the window on from the thread's stop. Done: the window is
+ * complete and the thread stays where it is (with finish, it is followed to
+ * the window's end). Otherwise the thread is run to where emulation
+ * stopped, the emulated branches guiding the plans (with verify, not), and
+ * *again says whether emulation may go on after the next round. A part
+ * followed without them is compared with the emulated one (diverged), whose
+ * branches then go into the window: the caller can check them against a
+ * full trace. */
+static enum round_result emulated_part(struct follow *f, struct swb_uc *u, bool *again)
+{
+	struct swb_tracer *t = f->t;
+	struct swb_window *w = f->w, part = { .e = t->part };
+	struct swb_uc_goal g = { f->depth, t->seek, f->p0, w->taken };
+	struct swb_uc_out o = { .e = t->emulated, .cap = t->cap };
+	const struct swb_entry *src;
+	struct target tg;
+	struct oracle orc;
+	enum round_result r;
+	int depth = f->depth, i, n;
+	bool alone;
+
+	*again = false;
+	swb_uc_run(u, f->tid, &f->regs, &g, &o);
+	t->emulated_insns += o.insns;
+	if (signal_pending(f->tid)) {
+		/* the next round delivers it; emulation may go on from the handler */
+		t->fallbacks[SWB_UC_SIGNAL]++;
+		*again = true;
+		return R_MORE;
+	}
+	if (o.why == SWB_UC_DONE && !t->finish && !t->verify) {
+		for (i = 0; i < o.nr; i++)
+			slide(w, depth, &o.e[i]);
+		f->ip = o.ip;
+		return R_DONE;
+	}
+	t->fallbacks[o.why] += o.why != SWB_UC_DONE;
+	if (o.why != SWB_UC_DONE)
+		oc_debug(2, "thread %d: emulation stopped at %#" PRIx64 " (%s) after %d branches", (int)f->tid, o.ip,
+			 swb_uc_why_name(o.why), o.nr);
+	tg = (struct target){ (uint64_t)o.nr, o.ip };
+	orc = (struct oracle){ o.e, o.nr, 0, o.ip };
+	alone = t->verify || o.why == SWB_UC_DONE;
+	f->w = &part;
+	f->tg = &tg;
+	f->o = alone ? NULL : &orc;
+	f->depth = t->cap;
+	do
+		r = round_of(f);
+	while (r == R_MORE);
+	f->w = w;
+	f->tg = NULL;
+	f->o = NULL;
+	f->depth = depth;
+	w->status = part.status;
+	if (alone && (r != R_DONE || part.nr != o.nr || !same_branches(part.e, o.e, o.nr))) {
+		t->diverged++;
+		oc_debug(1, "thread %d: emulated %d branches to %#" PRIx64 " (%s), followed %d to %#" PRIx64,
+			 (int)f->tid, o.nr, o.ip, swb_uc_why_name(o.why), part.nr, f->ip);
+		for (i = 0; oc_verbose >= 3 && (i < o.nr || i < part.nr); i++)
+			oc_debug(3, "  %2d: emulated %#" PRIx64 " -> %#" PRIx64 ", followed %#" PRIx64 " -> %#" PRIx64, i,
+				 i < o.nr ? o.e[i].from : 0, i < o.nr ? o.e[i].to : 0, i < part.nr ? part.e[i].from : 0,
+				 i < part.nr ? part.e[i].to : 0);
+	}
+	if (r != R_DONE && r != R_OFFTRACK)
+		return r;
+	src = alone && r == R_DONE ? o.e : part.e;
+	n = alone && r == R_DONE ? o.nr : part.nr;
+	for (i = 0; i < n; i++)
+		slide(w, depth, &src[i]);
+	if (r == R_OFFTRACK) {
+		*again = true;
+		return R_MORE;
+	}
+	if (o.why == SWB_UC_DONE)
+		return R_DONE;
+	*again = emulate_after(o.why);
+	return R_MORE;
+}
+
+/* Whether windows are emulated (libunicorn) before they are followed:
+ * OCREC_SAMPLER_EMULATION=0 turns it off (for tests and comparisons). */
+static bool emulation_wanted(void)
+{
+	const char *env = getenv("OCREC_SAMPLER_EMULATION");
+
+	return !env || strcmp(env, "0") != 0;
+}
+
+void swb_tracer_free(struct swb_tracer *t)
+{
+	free(t->emulated);
+	free(t->part);
+	t->emulated = t->part = NULL;
+	t->cap = 0;
 }
 
 enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int depth,
 			    struct swb_window *w)
 {
-	struct int3s b = { .mem = -1 };
-	struct hold hd = { 0 };
-	enum swb_result res;
-	bool int3, held = false;
-	struct drs d = { .dr7 = 0 };
-	struct plan p;
-	struct user_regs_struct regs;
-	int max_leaves = t->max_leaves > 0 && t->max_leaves <= MAX_DR ? t->max_leaves : MAX_DR;
-	uint64_t ip, p0;
-	int restarts = 0;
-	bool pages_current = true;  /* the memory view's copies are the thread's memory */
+	struct follow f = { .t = t, .sp = sp, .tid = tid, .depth = depth, .w = w, .pages_current = true,
+			    .b = { .mem = -1 } };
+	struct swb_uc *u = NULL;
+	bool emulate_now = false, again = false;
 
 	w->nr = 0;
 	w->taken = 0;
 	t->windows++;
-	if (get_regs(tid, &regs) < 0)
+	f.max_leaves = t->max_leaves > 0 && t->max_leaves <= MAX_DR ? t->max_leaves : MAX_DR;
+	if (get_regs(tid, &f.regs) < 0)
 		return SWB_FAILED;
-	if (in_restarting_syscall(&regs)) {
+	if (in_restarting_syscall(&f.regs)) {
 		t->blocked++;
 		return SWB_BLOCKED;
 	}
-	ip = p0 = regs.rip;
+	f.ip = f.p0 = f.regs.rip;
 	swb_mem_begin(swb_space_mem(sp), tid);
 	if (!t->bp)
 		t->bp = swb_breakpoints();
-	int3 = t->bp == SWB_BP_INT3;
+	f.int3 = t->bp == SWB_BP_INT3;
 	t->spawned = false;
-	for (;;) {
-		uint64_t leaf_addr[MAX_DR];
-		int leaf_node[MAX_DR], nleaves = 0, i, rc;
-		enum stop_kind kind;
-		struct swb_entry e;
-		bool seeking = w->nr >= depth, ambiguous;
-		uint64_t round_ip = ip;
+	if (!t->no_emulation && emulation_wanted() && (u = swb_space_uc(sp))) {
+		int cap = depth + depth / 4 + 1;
 
-		/* Full. With seek, run on (the window slides) to where the thread
-		 * was interrupted: a time-weighted sample point, like a hardware
-		 * sample's, instead of always a branch target; for a quarter window
-		 * more at most (a loop body is usually shorter). */
-		if (window_done(t, w, depth, ip, p0))
-			break;
-		if (int3 && !held && !swb_mem_single_thread(swb_space_mem(sp))) {
-			int rc_hold = hold_others(t, tid, &hd);
-
-			if (rc_hold < 0)
-				goto failed;
-			held = rc_hold == 0;
-			t->held_windows += held;
-			if (held)
-				swb_mem_others_held(swb_space_mem(sp));
+		if (t->cap < cap) {
+			t->emulated = xrealloc(t->emulated, (size_t)cap * sizeof(*t->emulated));
+			t->part = xrealloc(t->part, (size_t)cap * sizeof(*t->part));
+			t->cap = cap;
 		}
-		if (int3 && (t->spawned || (!held && !swb_mem_single_thread(swb_space_mem(sp))))) {
-			res = collect_by_steps(t, sp, tid, depth, w, ip, p0);
-			end_window(t, &b, &hd);
-			return res;
-		}
-		if (int3 && (rc = jump_here(tid, sp, &regs, &e)) >= 0) {
-			if (rc == 1)
-				slide(w, depth, &e);
-			ip = regs.rip;
-			continue;
-		}
-		/* Without seek the window ends right after its last branch; with
-		 * seek it slides anyway, so plans need not stop there. */
-		if (!pages_current)
-			swb_mem_ran(swb_space_mem(sp));
-		pages_current = false;
-		plan_round(&p, sp, tid, &regs, t->seek ? depth : depth - w->nr, max_leaves, !int3);
-		if (t->seek)
-			cut_at(&p, p0, ip, depth - w->nr);
-		for (i = 0; i < p.nr; i++)
-			if (p.n[i].leaf) {
-				leaf_node[nleaves] = i;
-				leaf_addr[nleaves++] = p.n[i].stop->addr;
-			}
-		if (p.nr == 1 && p.n[0].nr_seg == 1 && leaf_addr[0] == ip) {
-			/* The planned stop is here, not run yet: step it. */
-			if (!int3 && clear_ip(tid, &d, ip) < 0)
-				goto failed;
-			rc = step_window(t, sp, tid, w, depth, &ip);
-			if (rc < 0)
-				goto failed;
-			if (rc == 2)
-				goto event;
-			if (get_regs(tid, &regs) < 0)
-				goto failed;
-			continue;
-		}
-		if ((int3 ? int3_arm(tid, &b, leaf_addr, nleaves) : arm(tid, &d, &p, leaf_addr, nleaves)) < 0)
-			goto failed;
-		t->stops++;
-		rc = resume_wait(t, tid, PTRACE_CONT, 0, &w->status, &kind, ROUND_LIMIT_NS);
-		int3_disarm(&b);
-		if (rc < 0)
-			goto failed;
-		if (kind == STOP_END)
-			goto event;
-		if (get_regs(tid, &regs) < 0)
-			goto failed;
-		if (kind == STOP_INT3)
-			kind = int3 && int3_ours(tid, &b, &regs) ? STOP_TRAP : STOP_SIGNAL;
-		ip = regs.rip;
-		if (kind == STOP_TRAP) {
-			for (i = 0; i < nleaves && leaf_addr[i] != ip; i++)
-				;
-			if (i < nleaves) {
-				const struct node *leaf = &p.n[leaf_node[i]];
-
-				if (leaf->st_at_stop && !swb_emu_matches(&leaf->st, &regs)) {
-					/* The path that ran is not the one planned: start again here. */
-					oc_debug(2, "thread %d: registers at %#" PRIx64 " differ from the plan's",
-						 (int)tid, ip);
-					t->mismatches++;
-					w->nr = 0;
-					w->taken = 0;
-					if (++restarts > MAX_RESTARTS) {
-						oc_err("thread %d: the planned paths keep differing from the thread's", (int)tid);
-						goto failed;
-					}
-					continue;
-				}
-				confirm(&p, leaf_node[i], leaf->nr_pend, w, depth);
-				/* what the path stored is known: no need to read it again */
-				if (leaf->st_at_stop) {
-					swb_emu_commit(&leaf->st);
-					pages_current = true;
-				}
-				continue;
-			}
-		}
-		/* A signal for the program (or a trap that is not ours): what ran
-		 * before it is confirmed, then a step delivers it. When the planned
-		 * path cannot tell what ran, a full window ends where this round
-		 * began; a partial one starts again, a few times at most. */
-		ambiguous = !confirm_partial(&p, ip, w, depth);
-		if (ambiguous) {
-			t->restarts++;
-			if (!seeking) {
-				w->nr = 0;
-				w->taken = 0;
-			}
-		}
-		if (!int3 && clear_ip(tid, &d, ip) < 0)
-			goto failed;
-		rc = step(t, sp, tid, kind == STOP_SIGNAL ? WSTOPSIG(w->status) : 0, &e, &w->status, &ip, false);
-		if (rc < 0)
-			goto failed;
-		if (rc == 2)
-			goto event;
-		if (ambiguous && seeking) {
-			ip = round_ip;
-			break;
-		}
-		if (ambiguous && ++restarts > MAX_RESTARTS) {
-			oc_err("thread %d: signals keep interrupting the window", (int)tid);
-			goto failed;
-		}
-		if (rc == 1)
-			slide(w, depth, &e);
-		if (get_regs(tid, &regs) < 0)
-			goto failed;
+		emulate_now = true;
+		t->emulating = true;
 	}
-	end_window(t, &b, &hd);
-	if (disarm(tid, &d) < 0)
+	for (;;) {
+		enum round_result r;
+
+		if (emulate_now && !reached(&f)) {
+			r = emulated_part(&f, u, &again);
+			emulate_now = false;
+		} else {
+			r = round_of(&f);
+			emulate_now = r == R_MORE && again;
+		}
+		if (r == R_DONE)
+			break;
+		if (r == R_EVENT)
+			goto event;
+		if (r == R_FAILED)
+			goto failed;
+		if (r == R_RESTART) {
+			w->nr = 0;
+			w->taken = 0;
+			if (++f.restarts > MAX_RESTARTS) {
+				oc_err("thread %d: the emulated paths keep differing from the thread's", (int)tid);
+				goto failed;
+			}
+			emulate_now = u != NULL;
+		}
+	}
+	end_window(t, &f.b, &f.hd);
+	if (disarm(tid, &f.d) < 0)
 		return SWB_FAILED;
-	w->ip = ip;
+	w->ip = f.ip;
+	t->seek_hits += t->seek && f.ip == f.p0;
 	return SWB_DONE;
 event:
 	/* A group-stopped thread runs on later: it must not keep breakpoints
 	 * (after exit or exec there is nothing to clear). */
-	end_window(t, &b, &hd);
-	disarm(tid, &d);
+	end_window(t, &f.b, &f.hd);
+	disarm(tid, &f.d);
 	return SWB_EVENT;
 failed:
-	end_window(t, &b, &hd);
-	disarm(tid, &d);
+	end_window(t, &f.b, &f.hd);
+	disarm(tid, &f.d);
 	return SWB_FAILED;
 }
 

@@ -41,7 +41,7 @@ check_eq "perf_event_paranoid as /proc" "$(cat /proc/sys/kernel/perf_event_paran
 case $(uname -m) in
 x86_64)
 	used=$("$OCREC" record -v -b --branch-sampler=software -o "$TMP/bp.data" true 2>&1 |
-		sed -n 's/.* stops at \(int3\|debug registers\),.*/\1/p')
+		sed -n 's/.* stops a window ([0-9]* at \(int3\|debug registers\),.*/\1/p')
 	check_match "a recording names its breakpoints" '^(int3|debug registers)$' "$used"
 	case $used in int3) want=int3 text='int3 written into the code' ;; *) want=debug-registers text='debug registers' ;; esac
 	check_eq "--json: the sampler's breakpoints are the recording's" "$want" \

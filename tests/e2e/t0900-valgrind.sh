@@ -42,7 +42,9 @@ if [ -s "$TMP/perf.data" ]; then
 	vg "report" "$OCREC" report --stdio -i "$TMP/perf.data"
 	vg "report --pprof (sample mode)" "$OCREC" report -i "$TMP/perf.data" --pprof "$TMP/s.pb.gz"
 fi
-vg "record -b (software sampler)" "$OCREC" record -q -b -F 500 -o "$TMP/b.data" "$TMP/div"
+# long enough for windows (emulated where libunicorn is) under valgrind
+cc -O2 -g -DITERS=30000000 -o "$TMP/bdiv" "$ROOT/tests/progs/div.c"
+vg "record -b (software sampler)" "$OCREC" record -q -b -F 500 -o "$TMP/b.data" "$TMP/bdiv"
 if [ -s "$TMP/b.data" ]; then
 	vg "report branch mode" "$OCREC" report --stdio -i "$TMP/b.data"
 	vg "report --branch-history" "$OCREC" report --stdio --branch-history -i "$TMP/b.data"
@@ -52,8 +54,8 @@ if [ -s "$TMP/b.data" ]; then
 	vg "script -F ip,brstack" "$OCREC" script -F ip,brstack -i "$TMP/b.data"
 	head -c 3000 "$TMP/b.data" >"$TMP/cut.data"
 	vg "script on a truncated file" "$OCREC" script -i "$TMP/cut.data"
-	vg "autofdo llvm" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/div" -o "$TMP/div.prof"
-	vg "autofdo gcc" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/div" --format gcc -o "$TMP/div.afdo"
+	vg "autofdo llvm" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/bdiv" -o "$TMP/div.prof"
+	vg "autofdo gcc" "$OCREC" autofdo -i "$TMP/b.data" --binary "$TMP/bdiv" --format gcc -o "$TMP/div.afdo"
 fi
 vg "stat" "$OCREC" stat -e task-clock "$TMP/div"
 # a real multi-event LBR file (ids, call chains) and a pipe-mode one

@@ -3,10 +3,15 @@
  * taken branch; "windows DEPTH" collects back-to-back windows with the engine
  * and prints their branches. For a deterministic program both lists must be
  * identical (address randomization is off for the child).
- * Usage: sampler-trace full|windows DEPTH [--leaves N] [--seek] [--start ADDR] -- PROG [ARGS...]
+ * Usage: sampler-trace full|windows DEPTH [--debug N] [--leaves N] [--seek] [--verify] [--follow] [--start ADDR] -- PROG [ARGS...]
  * --start: run freely up to ADDR (hex, e.g. main) before tracing.
  * --seek: windows run on to their starting point (they slide); a "--" line
  * then ends each window, which is then only a piece of the full trace.
+ * Windows are emulated where the engine can (--follow: not);
+ * the thread is then followed to each window's end, where emulation stopped
+ * early with the emulated branches as guide (--verify: without them), and the
+ * window printed holds the emulated branches where it was followed without
+ * (counted as diverged when they differ).
  * Prints "from to type" lines (hex), then "exit N" and, on stderr, counters. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,15 +61,17 @@ static void unstarve(void)
 
 int main(int argc, char **argv)
 {
-	struct swb_tracer t = { .other = other };
+	/* the thread is followed to each window's end: windows are back to back */
+	struct swb_tracer t = { .other = other, .finish = true };
 	struct swb_space *sp;
 	bool full;
-	int depth = 0, status, argi = 2;
+	int depth = 0, status, argi = 2, i;
 	uint64_t start = 0;
 	pid_t pid;
 
 	if (argc < 4)
 		goto usage;
+
 	full = strcmp(argv[1], "full") == 0;
 	if (!full) {
 		if (strcmp(argv[1], "windows") != 0)
@@ -72,12 +79,24 @@ int main(int argc, char **argv)
 		depth = atoi(argv[2]);
 		argi = 3;
 	}
+	if (argi + 1 < argc && strcmp(argv[argi], "--debug") == 0) {
+		oc_verbose = atoi(argv[argi + 1]);     /* the engine's debug lines on stderr */
+		argi += 2;
+	}
 	if (argi + 1 < argc && strcmp(argv[argi], "--leaves") == 0) {
 		t.max_leaves = atoi(argv[argi + 1]);
 		argi += 2;
 	}
 	if (argi < argc && strcmp(argv[argi], "--seek") == 0) {
 		t.seek = true;
+		argi++;
+	}
+	if (argi < argc && strcmp(argv[argi], "--verify") == 0) {
+		t.verify = true;
+		argi++;
+	}
+	if (argi < argc && strcmp(argv[argi], "--follow") == 0) {
+		t.no_emulation = true;
 		argi++;
 	}
 	if (argi + 1 < argc && strcmp(argv[argi], "--start") == 0) {
@@ -123,7 +142,6 @@ int main(int argc, char **argv)
 	} else {
 		struct swb_window w = { .e = xcalloc((size_t)depth, sizeof(struct swb_entry)) };
 		enum swb_result r;
-		int i;
 
 		do {
 			r = swb_collect(&t, sp, pid, depth, &w);
@@ -147,12 +165,17 @@ int main(int argc, char **argv)
 	}
 	printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	fprintf(stderr, "breakpoints: %s\n", swb_breakpoints_name(t.bp ? t.bp : swb_breakpoints()));
-	fprintf(stderr, "windows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64
-		" mismatches %" PRIu64 " blocked %" PRIu64 " lost %" PRIu64 "\n", t.windows, t.stops, t.steps,
-		t.restarts, t.mismatches, t.blocked, t.lost);
+	fprintf(stderr, "emulated %" PRIu64 " followed %" PRIu64 " instructions; emulation stopped at:",
+		t.emulated_insns, t.followed_insns);
+	for (i = 1; i < SWB_UC_NR; i++)
+		fprintf(stderr, " %s %" PRIu64, swb_uc_why_name((enum swb_uc_why)i), t.fallbacks[i]);
+	fprintf(stderr, "\nwindows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64
+		" mismatches %" PRIu64 " diverged %" PRIu64 " blocked %" PRIu64 " lost %" PRIu64 "\n", t.windows,
+		t.stops, t.steps, t.restarts, t.mismatches, t.diverged, t.blocked, t.lost);
+	swb_tracer_free(&t);
 	swb_space_free(sp);
 	return 0;
 usage:
-	fprintf(stderr, "usage: sampler-trace full|windows DEPTH [--leaves N] -- PROG [ARGS...]\n");
+	fprintf(stderr, "usage: sampler-trace full|windows DEPTH [--debug N] [--leaves N] [--seek] [--verify] [--follow] [--start ADDR] -- PROG [ARGS...]\n");
 	return 2;
 }
