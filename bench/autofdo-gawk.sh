@@ -64,12 +64,8 @@ build() {
 }
 
 # the workload: a log-like text file, aggregated by fields, regexes and printf
-if [ ! -f input.txt ]; then
-	awk 'BEGIN { srand(42); for (i = 0; i < 400000; i++)
-		printf "%d,user%d,%s,%d.%02d,/path/%d/item%d.html\n", i, int(rand() * 5000),
-		    (rand() < 0.3 ? "GET" : (rand() < 0.5 ? "POST" : "PUT")), int(rand() * 900),
-		    int(rand() * 100), int(rand() * 50), int(rand() * 1000) }' >input.txt
-fi
+. "$ROOT/bench/gawk-workload.sh"
+[ -f input.txt ] || gawk_input 400000 input.txt
 NAME=work
 if [ -n "${GAWK_SCRIPT:-}" ]; then
 	NAME=$(basename "$GAWK_SCRIPT" .awk)
@@ -79,20 +75,7 @@ fi
 INPUT=${GAWK_INPUT:-input.txt}
 case $INPUT in /*) ;; input.txt) ;; *) INPUT=$OLDPWD/$INPUT ;; esac
 [ -f "$INPUT" ] || { echo "autofdo-gawk.sh: no input $INPUT" >&2; exit 2; }
-[ "$NAME" = work ] && cat >work.awk <<'EOF'
-BEGIN { FS = "," }
-{
-	bytes[$2] += $4; hits[$3]++
-	if ($5 ~ /item[0-9]*7\.html$/) special++
-	n = split($5, parts, "/"); depth[n]++
-	key = toupper(substr($2, 1, 5)) "-" $3; seen[key]++
-}
-END {
-	for (u in bytes) total += bytes[u]
-	for (k in seen) if (seen[k] > 40) big++
-	printf "%d users %.2f bytes %d special %d big\n", length(bytes), total, special, big
-}
-EOF
+[ "$NAME" = work ] && gawk_script work.awk
 
 build base-gcc gcc-12 "-O2 -g -gdwarf-5"
 build base-clang clang-14 "-O2 -g -fdebug-info-for-profiling"

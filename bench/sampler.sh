@@ -1,29 +1,39 @@
 #!/bin/sh
 # Software branch sampler overhead: the slowdown of real programs (mawk, the
-# article's div.c and loop.c) recorded with -b by the software branch sampler
-# at 100 Hz, 1 kHz and 4 kHz, 32 branches deep, against plain runs (goal:
-# at most 1.5x at 1 kHz). With the test helper built, also the sampler's
-# statistics of one 1 kHz run (windows, stops, single-steps).
-# Usage: sh bench/sampler.sh [RUNS]   (default 5 runs per measurement)
+# article's div.c and loop.c, gawk on a log-processing script) recorded with
+# -b by the software branch sampler, 32 branches deep, at 1 kHz and 4 kHz, with
+# each way of stopping threads (debug registers where they fire, and int3),
+# against plain runs of the same program in the same rounds (goal: at most
+# 1.1x at 1 kHz, 1.5x at 4 kHz). "follow" rows turn emulation off
+# (OCREC_SAMPLER_EMULATION=0): every window is followed with ptrace, as
+# without libunicorn.
+#
+# The configurations take turns inside each round, so that a change of load
+# on a shared machine hits them alike. Printed per configuration: the median
+# wall time and its ratio to the plain median, the same for CPU time (user +
+# sys of ocrec and the program: the time spent waiting for a core on a busy
+# machine is left out), windows and ptrace stops per window (from ocrec's -v
+# line), and the cost of a window: the extra wall and CPU time over the plain
+# run, divided by the windows.
+#
+# gawk is bench/autofdo-gawk.sh's build when present (GAWK=path picks
+# another), else the system's.
+# Usage: sh bench/sampler.sh [ROUNDS]   (default 5)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OCREC=${OCREC:-$BUILD/ocrec}
-RUNS=${1:-5}
-for c in hyperfine python3 cc mawk; do
+ROUNDS=${1:-5}
+for c in python3 cc mawk; do
 	command -v $c >/dev/null 2>&1 || { echo "bench/sampler.sh: $c is not installed" >&2; exit 2; }
 done
-# The recorder's command line when it has the software sampler, else the
-# test helper that calls swbranch_record() directly.
-if [ -x "$OCREC" ] && "$OCREC" record --help 2>&1 | grep -q branch-sampler; then
-	REC="$OCREC record -q -b --branch-sampler=software"
-elif [ -x "$BUILD/tests/helpers/sampler-record" ]; then
-	REC="$BUILD/tests/helpers/sampler-record -q"
-else
-	echo "bench/sampler.sh: neither $OCREC with --branch-sampler nor $BUILD/tests/helpers/sampler-record is built" >&2
-	exit 2
+[ -x "$OCREC" ] || { echo "bench/sampler.sh: no $OCREC (make)" >&2; exit 2; }
+if [ -z "${GAWK:-}" ]; then
+	GAWK=/tmp/ocrec-gawk/base-gcc/gawk
+	[ -x "$GAWK" ] || GAWK=$(command -v gawk || true)
 fi
+[ -n "$GAWK" ] && [ -x "$GAWK" ] || { echo "bench/sampler.sh: gawk is not installed (make deps)" >&2; exit 2; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ocrec-bench-sampler.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 export HOME="$TMP/home"
@@ -32,32 +42,77 @@ cc -O2 -g -DITERS=100000000 -o "$TMP/div" "$ROOT/tests/progs/div.c"
 cc -O2 -g -o "$TMP/loop" "$ROOT/tests/progs/loop.c"
 cd "$TMP"
 printf '%s\n' 'BEGIN { for (i = 0; i < 3000000; i++) { s += i % 7; a[i % 1000] = s } print s }' >prog.awk
+# bench/autofdo-gawk.sh's workload, smaller
+. "$ROOT/bench/gawk-workload.sh"
+gawk_input 100000 input.txt
+gawk_script work.awk
 
-echo "recorder: $REC"
-bench() {  # NAME COMMAND...
-	name=$1; shift
-	echo "== $name: $* =="
-	hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$name.json" \
-		-n plain "$*" \
-		-n 100Hz "$REC -F 100 -o $name-100.data $*" \
-		-n 1kHz "$REC -F 1000 -o $name-1k.data $*" \
-		-n 4kHz "$REC -F 4000 -o $name-4k.data $*" >"$name.out" 2>&1 || { cat "$name.out"; exit 1; }
-	python3 - "$name.json" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-# The machine is shared: medians, and the spread of the runs (min..max).
-base = r["plain"]["median"]
-for n in ("plain", "100Hz", "1kHz", "4kHz"):
-    t = r[n]["times"]
-    print(f"  {n:6s} {r[n]['median']*1000:8.1f} ms (median; {min(t)*1000:.0f}..{max(t)*1000:.0f})"
-          f"  slowdown {r[n]['median']/base:5.2f}x (min/min {min(t)/min(r['plain']['times']):5.2f}x)")
-print(f"  goal at 1 kHz: <= 1.50x -> {'met' if r['1kHz']['median']/base <= 1.5 else 'NOT met'}")
+echo "recorder: $OCREC record -v -b --branch-sampler=software -o FILE (32 deep); gawk: $GAWK"
+echo "load before: $(uptime)"
+python3 - "$OCREC" "$ROUNDS" "$GAWK" <<'PY'
+import os, re, statistics, subprocess, sys, time
+
+ocrec, rounds, gawk = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+programs = [
+    ("mawk", ["mawk", "-f", "prog.awk"]),
+    ("div", ["./div"]),
+    ("loop", ["./loop", "50000000"]),
+    ("gawk", [gawk, "-f", "work.awk", "input.txt"]),
+]
+# name, frequency, environment
+configs = [
+    ("plain", 0, {}),
+    ("1kHz", 1000, {}),
+    ("4kHz", 4000, {}),
+    ("1kHz int3", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}),
+    ("4kHz int3", 4000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}),
+    ("1kHz follow", 1000, {"OCREC_SAMPLER_EMULATION": "0"}),
+    ("1kHz int3 follow", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3", "OCREC_SAMPLER_EMULATION": "0"}),
+]
+line_re = re.compile(r"software branch sampler: (\d+) windows .* ([0-9.]+) stops a window \((\d+) at ([a-z0-9 ]+),")
+
+def run(cmd, freq, env):
+    if freq:
+        cmd = [ocrec, "record", "-v", "-b", "--branch-sampler=software", "-F", str(freq), "-o", "rec.data"] + cmd
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, **env))
+    err = p.stderr.read().decode(errors="replace")
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    if status:
+        sys.exit(f"bench/sampler.sh: {' '.join(cmd)} failed (wait status {status}):\n{err}")
+    m = line_re.search(err) if freq else None
+    if freq and not m:
+        sys.exit(f"bench/sampler.sh: no sampler summary from {' '.join(cmd)}:\n{err}")
+    return wall, ru.ru_utime + ru.ru_stime, m
+
+for name, cmd in programs:
+    res = {c[0]: [] for c in configs}
+    run(cmd, 0, {})   # warm the page cache
+    for r in range(rounds):
+        for i in range(len(configs)):   # the order turns round by round
+            c = configs[(i + r) % len(configs)]
+            res[c[0]].append(run(cmd, c[1], c[2]))
+    print(f"== {name}: {' '.join(cmd)} ({rounds} rounds)")
+    base_wall = statistics.median(x[0] for x in res["plain"])
+    base_cpu = statistics.median(x[1] for x in res["plain"])
+    print(f"  {'':17s} {'wall ms':>8s} {'ratio':>6s} {'cpu ms':>8s} {'ratio':>6s} {'windows':>8s} "
+          f"{'stops/w':>8s} {'us/window wall':>14s} {'cpu':>6s}  stops at")
+    for c in configs:
+        rs = res[c[0]]
+        wall = statistics.median(x[0] for x in rs)
+        cpu = statistics.median(x[1] for x in rs)
+        row = f"  {c[0]:17s} {wall * 1e3:8.1f} {wall / base_wall:5.2f}x {cpu * 1e3:8.1f} {cpu / base_cpu:5.2f}x"
+        if c[1]:
+            windows = statistics.median(int(x[2].group(1)) for x in rs)
+            stops = statistics.median(float(x[2].group(2)) for x in rs)
+            kind = rs[0][2].group(4)
+            row += (f" {windows:8.0f} {stops:8.2f} {(wall - base_wall) / windows * 1e6:14.0f}"
+                    f" {(cpu - base_cpu) / windows * 1e6:6.0f}  {kind}")
+        print(row)
+    r1 = statistics.median(x[0] for x in res["1kHz"]) / base_wall
+    r4 = statistics.median(x[0] for x in res["4kHz"]) / base_wall
+    print(f"  goal (wall): 1 kHz <= 1.10x -> {'met' if r1 <= 1.1 else 'NOT met'}, "
+          f"4 kHz <= 1.50x -> {'met' if r4 <= 1.5 else 'NOT met'}")
 PY
-	if [ -x "$BUILD/tests/helpers/sampler-record" ]; then
-		"$BUILD/tests/helpers/sampler-record" -q -v -F 1000 -o "$name-stats.data" "$@" 2>&1 >/dev/null |
-			sed -n 's/^ocrec: software branch sampler: /  1 kHz: /p'
-	fi
-}
-bench mawk mawk -f prog.awk
-bench div ./div
-bench loop ./loop 50000000
+echo "load after: $(uptime)"
