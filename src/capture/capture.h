@@ -67,10 +67,6 @@ void ring_unmap(struct ring *r);
 typedef int (*ring_record_fn)(const struct perf_event_header *hdr, void *arg);
 long ring_drain(struct ring *r, ring_record_fn fn, void *arg);
 
-/* perf_event_open(2) wrapper. */
-int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			unsigned long flags);
-
 /* --- the workload --- */
 
 /* A workload forked stopped: it execs when workload_start() says go. */

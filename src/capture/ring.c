@@ -1,21 +1,14 @@
-/* ring.c — perf_event mmap ring buffers and the perf_event_open system call.
+/* ring.c — perf_event mmap ring buffers.
  * Protocol: docs/perfdata.md, "The ring buffer" (head with acquire, records may
  * wrap at the end of the data area, tail released after they are consumed). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "capture/capture.h"
 #include "util/util.h"
-
-int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
 
 int ring_map(struct ring *r, int fd, size_t data_pages)
 {

@@ -6,7 +6,6 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cpu/cpu.h"
@@ -77,7 +76,7 @@ static int read_int_file(const char *path, int fallback)
 static bool probe_branch_stack(void)
 {
 	struct perf_event_attr attr;
-	long fd;
+	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -89,10 +88,10 @@ static bool probe_branch_stack(void)
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd < 0)
 		return false;
-	close((int)fd);
+	close(fd);
 	return true;
 }
 

@@ -1,7 +1,5 @@
 /* Counting: open, enable, read, scale; run a workload under counters. */
-#define _GNU_SOURCE   /* pipe2 */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "stat/stat.h"
 #include "util/util.h"
 
@@ -131,7 +130,7 @@ static int open_one(struct stat_counter *c, const struct stat_target *t, int slo
 	attr.disabled = group_fd < 0;
 	attr.enable_on_exec = group_fd < 0 && t->enable_on_exec;
 	attr.inherit = !t->system_wide;
-	return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return sys_perf_event_open(&attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 static bool is_permission_error(int err)
@@ -282,31 +281,14 @@ int stat_run_workload(struct stat_session *s, char **argv, int *status)
 {
 	bool on_child = !s->target.system_wide && s->target.nr_tids == 0;
 	struct sigaction sa, old_int, old_term;
-	int go[2], exec_err[2], err = 0, ret = 0;
+	struct workload w;
+	int exec_errno, ret = 0;
 	struct rusage ru;
 	double t0;
-	pid_t child;
 
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(exec_err, O_CLOEXEC) < 0)
-		return oc_err_errno("pipe");
-	child = fork();
-	if (child < 0)
-		return oc_err_errno("fork");
-	if (child == 0) {
-		char c;
-		close(go[1]);
-		close(exec_err[0]);
-		/* wait until the counters are on us; EOF means the parent gave up */
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		err = errno;
-		if (write(exec_err[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(exec_err[1]);
+	/* held before exec until the counters are on it */
+	if (workload_prepare(&w, argv) < 0)
+		return -1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -315,25 +297,19 @@ int stat_run_workload(struct stat_session *s, char **argv, int *status)
 
 	if (on_child) {
 		s->target.tids = xmalloc(sizeof(*s->target.tids));
-		s->target.tids[0] = child;
+		s->target.tids[0] = w.pid;
 		s->target.nr_tids = 1;
 		s->target.enable_on_exec = true;
 	}
 	if (stat_open(s) < 0 || (!on_child && stat_enable(s) < 0)) {
 		ret = -1;
-		close(go[1]);
-		close(exec_err[0]);
-		waitpid(child, NULL, 0);
+		workload_abort(&w);
 		goto out;
 	}
 	t0 = now_seconds();
-	if (write(go[1], "g", 1) != 1)
-		ret = oc_err_errno("cannot start %s", argv[0]);
-	close(go[1]);
-	if (read(exec_err[0], &err, sizeof(err)) == (ssize_t)sizeof(err))
-		ret = oc_err("cannot run %s: %s", argv[0], strerror(err));
-	close(exec_err[0]);
-	while (wait4(child, status, 0, &ru) < 0) {
+	if (workload_start(&w, argv[0], &exec_errno) < 0)
+		ret = -1;
+	while (wait4(w.pid, status, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			ret = oc_err_errno("waiting for %s", argv[0]);
 			break;

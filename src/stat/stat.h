@@ -81,7 +81,7 @@ void stat_session_free(struct stat_session *s);
 
 /* Fork argv, count it from exec to exit (counters opened on the child before
  * it execs). *status gets the wait status. 0, or -1 + oc_err() (exec failure
- * included: "cannot run PROG: ..."). Counters must have been added. */
+ * included: "PROG: command not found"). Counters must have been added. */
 int stat_run_workload(struct stat_session *s, char **argv, int *status);
 /* Count the target (-p threads or -a CPUs) from now until SIGINT/SIGTERM or,
  * when watch > 0, until that process is gone. */

@@ -1,5 +1,6 @@
-/* procfs.c — what ocrec reads of a process in /proc: its state, its threads
- * and its mappings, for the recorder, the software sampler and stat alike. */
+/* procfs.c — what ocrec reads of a process in /proc (its state, its threads
+ * and its mappings) and the perf_event_open system call, for the recorder,
+ * the software sampler, stat and the PMU probe alike. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
@@ -84,4 +87,9 @@ int proc_maps(int pid, proc_map_fn fn, void *arg)
 	free(line);
 	fclose(fp);
 	return rc;
+}
+
+int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }

@@ -141,6 +141,10 @@ struct proc_map {
 typedef int (*proc_map_fn)(const struct proc_map *m, void *arg);
 int proc_maps(int pid, proc_map_fn fn, void *arg);
 
+/* perf_event_open(2), which glibc does not wrap. */
+struct perf_event_attr;
+int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags);
+
 /* --- strings ----------------------------------------------------------- */
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);

@@ -136,7 +136,7 @@ bad "unknown event" "no-such-event" -e no-such-event true
 bad "unbalanced group" "'\{task-clock'" -e '{task-clock' true
 bad "-r 0" "-r needs a positive number" -r 0 true
 bad "nothing to count" "nothing to count" -e task-clock
-bad "program that does not exist" "cannot run /nonexistent/prog" -e task-clock /nonexistent/prog
+bad "program that does not exist" "/nonexistent/prog: command not found" -e task-clock /nonexistent/prog
 bad "no such process" "process 999999999: no such process" -p 999999999
 # an unprivileged user may not count system wide when perf_event_paranoid > 0
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1 &&
