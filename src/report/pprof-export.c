@@ -274,15 +274,9 @@ static void pprof_sample(struct report *r, struct rsection *sec, const struct se
 
 	if (r->branch_on && !ss->s->branch_nr)
 		return;   /* as in every branch-mode view: samples without branches do not count */
-	sec->nr_samples++;
-	sec->total_period += period;
-	if (filtered)
+	ip = report_take_sample(r, sec, ss, filtered, period);
+	if (!ip)
 		return;
-	ip = session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP);
-	if (report_dso_filtered(r, ip))
-		return;
-	sec->kept_samples++;
-	sec->kept_period += period;
 
 	if ((int)ss->input != x->cur_input) {
 		end_input(x);

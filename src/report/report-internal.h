@@ -63,6 +63,11 @@ struct report {
 double report_percent(const struct report *r, const struct rsection *sec, uint64_t n);
 uint64_t report_shown_samples(const struct report *r, const struct rsection *sec);
 uint64_t report_shown_period(const struct report *r, const struct rsection *sec);
+/* A sample of a view that counts samples (not branch entries), weighing
+ * units, counted in sec: its ip's location when the filters (--comm, --pid,
+ * --tid; --dso on the ip) keep it, else NULL. */
+struct session_loc *report_take_sample(struct report *r, struct rsection *sec, const struct session_sample *ss,
+				       bool filtered, uint64_t units);
 /* Does --dso leave out this location? */
 bool report_dso_filtered(const struct report *r, const struct session_loc *l);
 

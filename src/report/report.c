@@ -204,6 +204,23 @@ bool report_dso_filtered(const struct report *r, const struct session_loc *l)
 	return !l->dso || !(in_strs(r->opts.dsos, l->dso->short_name) || in_strs(r->opts.dsos, l->dso->name));
 }
 
+struct session_loc *report_take_sample(struct report *r, struct rsection *sec, const struct session_sample *ss,
+				       bool filtered, uint64_t units)
+{
+	struct session_loc *ip;
+
+	sec->nr_samples++;
+	sec->total_period += units;
+	if (filtered)
+		return NULL;
+	ip = session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP);
+	if (report_dso_filtered(r, ip))
+		return NULL;
+	sec->kept_samples++;
+	sec->kept_period += units;
+	return ip;
+}
+
 /* --- reading ----------------------------------------------------------- */
 
 static int on_begin(struct session *s, void *arg)
@@ -438,6 +455,7 @@ static void hist_branches(struct report *r, struct rsection *sec, struct hist *h
 static void hist_sample(struct report *r, struct rsection *sec, const struct session_sample *ss, bool filtered)
 {
 	struct hist *h = sec->view;
+	struct session_loc *ip;
 	struct hentry proto;
 
 	if (!h)
@@ -450,21 +468,16 @@ static void hist_sample(struct report *r, struct rsection *sec, const struct ses
 			hist_branches(r, sec, h, ss);
 		return;
 	}
-	sec->nr_samples++;
-	sec->total_period += ss->s->period;
-	if (filtered)
+	ip = report_take_sample(r, sec, ss, filtered, ss->s->period);
+	if (!ip)
 		return;
 	memset(&proto, 0, sizeof(proto));
 	proto.comm = ss->thread->comm;
 	proto.pid = ss->s->pid;
-	proto.from = *session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP);
-	if (report_dso_filtered(r, &proto.from))
-		return;
+	proto.from = *ip;
 	if (needs_srcline(r, true))
 		session_loc_line(r->s, &proto.from);
 	hist_add(r, h, &proto, ss->s->period);
-	sec->kept_samples++;
-	sec->kept_period += ss->s->period;
 }
 
 static void hist_free(void *state)

@@ -378,21 +378,13 @@ static void bh_sample(struct report *r, struct rsection *sec, const struct sessi
 	size_t n = 0, i;
 	uint32_t node = UINT32_MAX;
 	uint64_t period = ss->s->period ? ss->s->period : 1;
-	struct session_loc *ip;
 
 	if (!v) {
 		v = sec->view = xcalloc(1, sizeof(*v));
 		words_map(&v->map, 4);
 	}
-	sec->nr_samples++;
-	sec->total_period += period;
-	if (filtered)
+	if (!report_take_sample(r, sec, ss, filtered, period))
 		return;
-	ip = session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP);
-	if (report_dso_filtered(r, ip))
-		return;
-	sec->kept_samples++;
-	sec->kept_period += period;
 	n = report_sample_path(r, ss, true, steps, BH_MAX_DEPTH);
 	for (i = 0; i < n; i++)
 		path[i] = vloc_of(r, steps[i].loc);
@@ -649,14 +641,8 @@ static void hot_sample(struct report *r, struct rsection *sec, const struct sess
 		words_map(&v->pmap, 3);
 		words_map(&v->lmap, 2);
 	}
-	sec->nr_samples++;
-	sec->total_period += ss->s->period;
-	if (filtered || ss->s->branch_nr < 2 ||
-	    report_dso_filtered(r, session_resolve(r->s, ss, ss->s->ip, SESSION_AT_IP)))
-		return;
-	sec->kept_samples++;
-	sec->kept_period += ss->s->period;
-	hot_count(r, v, ss);
+	if (report_take_sample(r, sec, ss, filtered, ss->s->period) && ss->s->branch_nr >= 2)
+		hot_count(r, v, ss);
 }
 
 static int cmp_blocks(const void *a, const void *b, void *ctx)
