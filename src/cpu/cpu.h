@@ -49,6 +49,11 @@ int cpu_parse_string(const char *s, struct cpu_desc *out);
 struct cpuid_leaves;
 void cpu_classify(struct cpu_desc *out, const struct cpuid_leaves *cpuid);
 
+/* The architectural performance events CPUID leaf 0xA says the CPU has (bit i:
+ * the SDM's event i), read from cpuid_path (a dump) or, without one and when
+ * live, from this CPU; every bit when CPUID cannot say. */
+uint32_t cpu_arch_events_present(const char *cpuid_path, bool live);
+
 /* What the running kernel offers (read from a sysfs root, "/sys" normally).
  * perf_event_paranoid is read from proc/sys/kernel/perf_event_paranoid beside the
  * sysfs root (/sys → /proc; a fake tree FAKE/sys → FAKE/proc). On hybrid parts

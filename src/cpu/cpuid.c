@@ -1,4 +1,5 @@
-/* CPUID leaves from the CPU itself or from a `cpuid -r` dump. */
+/* CPUID leaves from the CPU itself or from a `cpuid -r` dump, and what leaf
+ * 0xA says of the architectural performance events. */
 #define _DEFAULT_SOURCE   /* strsep */
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #define HAVE_CPUID_INSN 1
 #endif
 
+#include "cpu/cpu.h"
 #include "cpu/cpuid.h"
 #include "util/util.h"
 
@@ -172,4 +174,27 @@ void cpuid_free(struct cpuid_leaves *c)
 {
 	free(c->e);
 	memset(c, 0, sizeof(*c));
+}
+
+uint32_t cpu_arch_events_present(const char *cpuid_path, bool live)
+{
+	struct cpuid_leaves leaves;
+	struct cpuid_regs r;
+	uint32_t present = ~0u, len;
+
+	if (cpuid_path) {
+		if (cpuid_load(&leaves, cpuid_path) < 0) {
+			oc_err_clear();
+			return present;
+		}
+	} else if (!live || cpuid_use_live(&leaves) < 0) {
+		oc_err_clear();
+		return present;
+	}
+	if (cpuid_query(&leaves, 0xa, 0, &r)) {
+		len = (r.eax >> 24) & 0xff;
+		present = (r.eax & 0xff) ? ~r.ebx & (len >= 32 ? ~0u : (1u << len) - 1) : 0;
+	}
+	cpuid_free(&leaves);
+	return present;
 }

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpu/cpuid.h"
 #include "events/ev-internal.h"
 
 /* $XDG_CACHE_HOME/ocrec/SUB, else ~/.cache/ocrec/SUB */
@@ -437,30 +436,6 @@ static int arch_event_bit(const struct ev_rec *r)
 	return -1;
 }
 
-/* The architectural events CPUID says this CPU has: a bit mask, all when unknown. */
-static uint32_t arch_events_present(struct ev_context *ctx, const char *cpuid_path)
-{
-	struct cpuid_leaves leaves;
-	struct cpuid_regs r;
-	uint32_t present = ~0u, len;
-
-	if (cpuid_path) {
-		if (cpuid_load(&leaves, cpuid_path) < 0) {
-			oc_err_clear();
-			return present;
-		}
-	} else if (!ctx->cpu.have_cpuid || cpuid_use_live(&leaves) < 0) {
-		oc_err_clear();
-		return present;
-	}
-	if (cpuid_query(&leaves, 0xa, 0, &r)) {
-		len = (r.eax >> 24) & 0xff;
-		present = (r.eax & 0xff) ? ~r.ebx & (len >= 32 ? ~0u : (1u << len) - 1) : 0;
-	}
-	cpuid_free(&leaves);
-	return present;
-}
-
 static int load_builtin(struct ev_context *ctx, struct ev_tables *ts, const char *cpuid_path)
 {
 	struct ev_table *t, *all;
@@ -471,7 +446,7 @@ static int load_builtin(struct ev_context *ctx, struct ev_tables *ts, const char
 		ev_table_free(all);
 		return -1;
 	}
-	present = arch_events_present(ctx, cpuid_path);
+	present = cpu_arch_events_present(cpuid_path, ctx->cpu.have_cpuid);
 	t = tables_get(ts, ctx->cpu.hybrid ? "cpu_core" : "cpu");
 	t->path = xstrdup(BUILTIN_EVENTS_NAME " (built-in)");
 	for (i = 0; i < all->nr; i++) {
@@ -687,7 +662,7 @@ int ev_tables_load(struct ev_context *ctx)
 		free(cache);
 	}
 	if (ret == 1 && cpu_is_intel(&ctx->cpu)) {
-		key = index_key(ctx, "builtin", "", arch_events_present(ctx, ctx->cpuid_path));
+		key = index_key(ctx, "builtin", "", cpu_arch_events_present(ctx->cpuid_path, ctx->cpu.have_cpuid));
 		ret = load_indexed(ctx, key, &ctx->tables, load_builtin_cb, NULL);
 		free(key);
 	}
