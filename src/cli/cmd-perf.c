@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "cpu/cpu.h"
 #include "events/events.h"
-#include "passthrough/rewrite.h"
+#include "passthrough/passthrough.h"
 
 static const char usage[] =
 	"usage: ocrec perf [-v] [-n] [--events PATH] PERF-COMMAND [PERF-ARGS...]\n"

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 
 #include "cli/cli.h"
-#include "passthrough/evlist.h"
+#include "passthrough/passthrough.h"
 #include "record/record.h"
 #include "sampler/sampler.h"
 

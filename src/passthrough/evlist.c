@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passthrough/evlist.h"
+#include "passthrough/passthrough.h"
 #include "util/util.h"
 
 /* Length of the event at s: up to a comma or '}' outside pmu/terms/; -1 for an unclosed '/'. */

@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "passthrough/evlist.h"
-#include "passthrough/rewrite.h"
+#include "passthrough/passthrough.h"
 #include "util/util.h"
 
 /* perf's hardware cache events: CACHE-OP[-RESULT] (tools/perf/util/evsel.c tables) */

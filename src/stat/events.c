@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "passthrough/evlist.h"
+#include "passthrough/passthrough.h"
 #include "stat/stat.h"
 #include "util/util.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "tap.h"
-#include "passthrough/rewrite.h"
+#include "passthrough/passthrough.h"
 #include "util/util.h"
 
 /* A stand-in resolver with two table events. */

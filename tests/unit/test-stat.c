@@ -7,7 +7,7 @@
 
 #include "tap.h"
 #include "events/events.h"
-#include "passthrough/evlist.h"
+#include "passthrough/passthrough.h"
 #include "stat/stat.h"
 #include "util/util.h"
 

@@ -1,9 +1,37 @@
-/* rewrite.h — ocperf.py's job for `ocrec perf`: rewrite the -e/--event values of
- * a perf command line that perf would not know, leave everything else as is. */
-#ifndef OCREC_PASSTHROUGH_REWRITE_H
-#define OCREC_PASSTHROUGH_REWRITE_H
+/* passthrough.h — perf's -e syntax and ocperf.py's job.
+ *  - perf's -e lists: a comma list of events and {a,b}:mods groups, where
+ *    commas inside pmu/term,term/ do not separate events (stat, record and
+ *    `ocrec perf` split them here);
+ *  - `ocrec perf`: rewrite the -e/--event values of a perf command line that
+ *    perf would not know, leave everything else as is. */
+#ifndef OCREC_PASSTHROUGH_H
+#define OCREC_PASSTHROUGH_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/* --- -e lists --- */
+
+struct evlist_group {
+	char **events;      /* NULL-terminated */
+	size_t nr_events;
+	bool braced;        /* written as {a,b} */
+	char *modifier;     /* text after "}:" (without the colon), or NULL */
+};
+
+struct evlist {
+	struct evlist_group *groups;
+	size_t nr_groups;
+};
+
+/* Parse one -e value (it may be appended to an existing list); 0, or -1 +
+ * oc_err() for unbalanced braces or slashes and empty events. */
+int evlist_parse(struct evlist *l, const char *spec);
+/* Back to perf's syntax. Caller frees. */
+char *evlist_format(const struct evlist *l);
+void evlist_free(struct evlist *l);
+
+/* --- rewriting perf command lines --- */
 
 /* Does perf itself know this single event? Generic and cache names, raw rNNN,
  * pmu/terms/, mem: breakpoints and subsystem:tracepoint are perf's own. */
