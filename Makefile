@@ -131,9 +131,10 @@ $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_COMMON) tests/fuzz/common.h $(FUZZ_DIR)/lib
 	    -fsanitize=fuzzer -o $@ $< $(FUZZ_COMMON) $(FUZZ_DIR)/libocrec.a $(LDLIBS)
 
 # Each benchmark runs ocrec and its peer on the same input and prints both and the
-# ratio (hyperfine, perf, llvm-14 from make deps). bench/autofdo-gawk.sh builds gawk
-# from Debian's sources (root, network, an hour): run it by hand.
-BENCHES := events script report autofdo record sampler
+# ratio (hyperfine, perf, llvm-14, bolt-16 from make deps). bench/autofdo-gawk.sh and
+# bench/bolt-gawk.sh build gawk from Debian's sources (root, network, an hour): run
+# them by hand.
+BENCHES := events script report autofdo bolt record sampler
 bench: test-bins
 	@for b in $(BENCHES); do \
 		echo "== bench/$$b.sh"; \

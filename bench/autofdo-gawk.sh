@@ -27,55 +27,14 @@ for c in gcc-12 clang-14 python3 make; do
 done
 mkdir -p "$WORK"
 cd "$WORK"
-# In a UTF-8 locale gawk's substr/toupper/split and field splitting take
-# multibyte paths: half of the run is then libc's mbrtowc and gconv, which no
-# profile of gawk speeds up. Pin the locale so that runs compare;
-# GAWK_LOCALE=C measures the byte paths (a fourth of the run in libc). The
-# profiles and the timed runs use the same locale.
-export LC_ALL="${GAWK_LOCALE:-C.UTF-8}"
-
-# 1. source
-if [ ! -d src ]; then
-	if ! grep -rqs '^deb-src\|^Types:.*deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		# deb822 form with the archive keyring: a one-line entry without
-		# Signed-By conflicts with Debian 12's debian.sources, and apt refuses both
-		echo "adding a deb-src entry for bookworm (/etc/apt/sources.list.d/ocrec-deb-src.sources)"
-		printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-			>/etc/apt/sources.list.d/ocrec-deb-src.sources
-	fi
-	apt-get update -qq
-	rm -rf fetch && mkdir fetch
-	(cd fetch && apt-get source -qq gawk)
-	mv "$(find fetch -maxdepth 1 -type d -name 'gawk-*' | head -n 1)" src
-fi
-
-# 2-4. builds: NAME CC CFLAGS [PROFILE]; a build older than its profile is redone.
-# cp -a keeps the timestamps (else make reruns automake); only the gawk target is
-# built, after its support/ library (Debian's source lacks doc/gawktexi.in, so
-# `make all` fails in doc/).
+# 1-2. the gawk source, builds and workload bench/bolt-gawk.sh shares
+TOOL=autofdo-gawk.sh
+. "$ROOT/bench/gawk-common.sh"
+gawk_source
+gawk_workload
 build() {
-	if [ ! -x "$1/gawk" ] || { [ $# -ge 4 ] && [ "$4" -nt "$1/gawk" ]; }; then
-		rm -rf "$1" && cp -a src "$1"
-		if ! (cd "$1" && ./configure -q CC="$2" CFLAGS="$3" && make -C support -j"$(nproc)" && make -j"$(nproc)" gawk) >"$1.log" 2>&1; then
-			echo "autofdo-gawk.sh: building $1 failed (see $WORK/$1.log)" >&2; exit 1
-		fi
-	fi
-	[ -x "$1/gawk" ] || { echo "autofdo-gawk.sh: building $1 failed (see $WORK/$1.log)" >&2; exit 1; }
+	gawk_build "$@"
 }
-
-# the workload: a log-like text file, aggregated by fields, regexes and printf
-. "$ROOT/bench/gawk-workload.sh"
-[ -f input.txt ] || gawk_input 400000 input.txt
-NAME=work
-if [ -n "${GAWK_SCRIPT:-}" ]; then
-	NAME=$(basename "$GAWK_SCRIPT" .awk)
-	case $GAWK_SCRIPT in /*) ;; *) GAWK_SCRIPT=$OLDPWD/$GAWK_SCRIPT ;; esac
-	cp "$GAWK_SCRIPT" "$NAME.awk"
-fi
-INPUT=${GAWK_INPUT:-input.txt}
-case $INPUT in /*) ;; input.txt) ;; *) INPUT=$OLDPWD/$INPUT ;; esac
-[ -f "$INPUT" ] || { echo "autofdo-gawk.sh: no input $INPUT" >&2; exit 2; }
-[ "$NAME" = work ] && gawk_script work.awk
 
 build base-gcc gcc-12 "-O2 -g -gdwarf-5"
 build base-clang clang-14 "-O2 -g -fdebug-info-for-profiling"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "autofdo/afdo-internal.h"
+#include "session/session.h"
 #include "perfdata/perfdata.h"
 #include "symbols/symbols.h"
 #include "util/util.h"
@@ -36,13 +37,12 @@ struct chunk {
 };
 
 struct afdo_binary {
-	char *path, *real;
+	char *path;
+	struct session_binary *id;
 	int fd;
 	const uint8_t *map;
 	size_t map_len;
 	Elf *elf;
-	uint8_t build_id[20];
-	size_t build_id_len;
 	struct load_segment *segs;
 	size_t nr_segs;
 	struct exec_section *secs;
@@ -58,11 +58,7 @@ const char *afdo_binary_path(const struct afdo_binary *b) { return b->path; }
 struct debuginfo *afdo_binary_debuginfo(struct afdo_binary *b) { return b->di; }
 bool afdo_binary_has_debuginfo(const struct afdo_binary *b) { return di_has_lines(b->di); }
 
-size_t afdo_binary_build_id(const struct afdo_binary *b, const uint8_t **id)
-{
-	*id = b->build_id;
-	return b->build_id_len;
-}
+struct session_binary *afdo_binary_id(const struct afdo_binary *b) { return b->id; }
 
 uint64_t afdo_binary_base(const struct afdo_binary *b)
 {
@@ -90,7 +86,6 @@ static int read_elf(struct afdo_binary *b)
 
 	if (!gelf_getehdr(b->elf, &eh) || eh.e_machine != EM_X86_64)
 		return oc_err("%s: not an x86-64 ELF file", b->path);
-	b->build_id_len = sym_elf_build_id(b->elf, b->build_id);
 	if (elf_getphdrnum(b->elf, &n) != 0)
 		n = 0;
 	b->segs = xcalloc(n + 1, sizeof(*b->segs));
@@ -159,7 +154,6 @@ struct afdo_binary *afdo_binary_open(const char *path)
 {
 	struct afdo_binary *b;
 	struct stat st;
-	char real[PATH_MAX];
 
 	elf_version(EV_CURRENT);
 	b = xcalloc(1, sizeof(*b));
@@ -171,8 +165,8 @@ struct afdo_binary *afdo_binary_open(const char *path)
 	b->fd = open_regular(path);
 	if (b->fd < 0)
 		goto fail;
-	if (realpath(path, real))
-		b->real = xstrdup(real);
+	if (!(b->id = session_binary_new(path)))
+		goto fail;
 	if (fstat(b->fd, &st) != 0 || st.st_size == 0) {
 		oc_err("%s: empty or unreadable", path);
 		goto fail;
@@ -228,30 +222,8 @@ void afdo_binary_close(struct afdo_binary *b)
 	free(b->segs);
 	free(b->secs);
 	free(b->path);
-	free(b->real);
+	session_binary_free(b->id);
 	free(b);
-}
-
-bool afdo_build_id_matches(const struct afdo_binary *b, const uint8_t *id, size_t size)
-{
-	return b->build_id_len && pd_build_id_equal(id, size, b->build_id, b->build_id_len);
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
-bool afdo_path_matches(const struct afdo_binary *b, const char *path)
-{
-	char real[PATH_MAX];
-
-	if (!strcmp(path, b->path))
-		return true;
-	if (b->real && realpath(path, real) && !strcmp(real, b->real))
-		return true;
-	return !strcmp(base_name(path), base_name(b->path));
 }
 
 bool afdo_offset_to_vaddr(const struct afdo_binary *b, uint64_t offset, uint64_t *vaddr)

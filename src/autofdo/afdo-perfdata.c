@@ -13,19 +13,8 @@
 struct feed {
 	struct afdo_binary *bin;
 	struct afdo_counts *counts;
-	struct hmap seen;          /* DSO pointer -> bool: is it the binary? */
 	uint64_t stacks;
 };
-
-static bool is_binary(struct feed *f, const struct dso *d)
-{
-	bool added, *is_bin = hmap_val(&f->seen, hmap_add(&f->seen, &d, &added));
-
-	if (added)
-		*is_bin = afdo_path_matches(f->bin, d->name) ||
-			  (d->build_id_size && afdo_build_id_matches(f->bin, d->build_id, d->build_id_size));
-	return *is_bin;
-}
 
 /* A runtime address of the sample's process -> the binary's own address. */
 static bool in_binary(struct feed *f, struct session *s, const struct session_sample *ss, uint64_t addr,
@@ -33,7 +22,7 @@ static bool in_binary(struct feed *f, struct session *s, const struct session_sa
 {
 	const struct session_loc *l = session_resolve(s, ss, addr, SESSION_AT_BRANCH);
 
-	return l->dso && !l->kernel && is_binary(f, l->dso) && afdo_offset_to_vaddr(f->bin, l->map_addr, vaddr) &&
+	return l->dso && !l->kernel && session_binary_is(afdo_binary_id(f->bin), l->dso) && afdo_offset_to_vaddr(f->bin, l->map_addr, vaddr) &&
 	       afdo_is_code(f->bin, *vaddr);
 }
 
@@ -56,34 +45,6 @@ static int on_sample(struct session *s, const struct session_sample *ss, void *a
 	return 0;
 }
 
-/* The binary is matched by build-id where the file has one for it; a
- * mismatch means the profile would describe another build. */
-static int check_build_id(const char *path, const struct pd_info *in, struct afdo_binary *b,
-			  const struct afdo_input_opts *opts)
-{
-	const uint8_t *own;
-	bool named = false;
-	size_t i;
-
-	if (!afdo_binary_build_id(b, &own)) {
-		oc_warn("%s has no build-id: matching it by path", afdo_binary_path(b));
-		return 0;
-	}
-	for (i = 0; i < in->nr_build_ids; i++) {
-		const struct pd_build_id *bid = &in->build_ids[i];
-		if (afdo_build_id_matches(b, bid->id, bid->size))
-			return 0;
-		if (afdo_path_matches(b, bid->filename))
-			named = true;
-	}
-	if (named && !opts->force)
-		return oc_err("%s: the build-id recorded for %s differs from the binary's: it was rebuilt "
-			      "since (--force uses the data anyway)", path, afdo_binary_path(b));
-	if (!named)
-		oc_warn("%s: no build-id recorded for %s: matching it by path", path, afdo_binary_path(b));
-	return 0;
-}
-
 int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_counts *c,
 		       const struct afdo_input_opts *opts)
 {
@@ -96,7 +57,6 @@ int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_coun
 	size_t i;
 	int ret = -1;
 
-	hmap_init(&f.seen, sizeof(const struct dso *), sizeof(bool), NULL);
 	if (session_open(s, path) < 0)
 		goto out;
 	in = session_info(s);
@@ -106,13 +66,12 @@ int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_coun
 		oc_err("%s: no branch stacks in the file: record with -b", path);
 		goto out;
 	}
-	if (check_build_id(path, in, b, opts) < 0)
+	if (session_binary_check(afdo_binary_id(b), path, in, opts->force) < 0)
 		goto out;
 	ret = session_process(s, &tool, &f);
 	if (ret == 0 && !f.stacks)
 		ret = oc_err("%s: no branch stacks in the file: record with -b", path);
 out:
-	hmap_free(&f.seen);
 	session_free(s);
 	return ret < 0 ? -1 : 0;
 }

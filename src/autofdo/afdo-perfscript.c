@@ -151,7 +151,7 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 					     (int)strcspn(mm, " "), mm);
 				break;
 			}
-			if (afdo_path_matches(b, pl.path)) {
+			if (session_binary_path_matches(afdo_binary_id(b), pl.path)) {
 				flush_lines(&r);
 				afdo_mapper_add(r.mapper, -1, pl.start, pl.len, pl.pgoff);
 			}

@@ -16,6 +16,7 @@
 
 struct afdo_binary;
 struct afdo_counts;
+struct session_binary;
 struct afdo_profile;
 
 /* --- the profiled binary --- */
@@ -23,12 +24,8 @@ struct afdo_binary *afdo_binary_open(const char *path);
 void afdo_binary_close(struct afdo_binary *b);
 const char *afdo_binary_path(const struct afdo_binary *b);
 bool afdo_binary_has_debuginfo(const struct afdo_binary *b);
-/* GNU build-id of the binary; returns its length (0: none). */
-size_t afdo_binary_build_id(const struct afdo_binary *b, const uint8_t **id);
-/* Does a recorded build-id (size bytes, maybe zero-padded to 20) name this binary? */
-bool afdo_build_id_matches(const struct afdo_binary *b, const uint8_t *id, size_t size);
-/* Does a recorded path name this binary (same file, else same basename)? */
-bool afdo_path_matches(const struct afdo_binary *b, const char *path);
+/* Its identity for matching recorded paths and build-ids (session.h). */
+struct session_binary *afdo_binary_id(const struct afdo_binary *b);
 /* File offset -> the binary's virtual address; false if not in an executable segment. */
 bool afdo_offset_to_vaddr(const struct afdo_binary *b, uint64_t offset, uint64_t *vaddr);
 /* Is vaddr inside an executable section of the binary? */

@@ -3,8 +3,6 @@
  * .eh_frame and the PLT (RewriteInstance::discoverFileObjects), their
  * maximum sizes (adjustFunctionBoundaries), and in relocation mode the code
  * locations that static relocations name (handleRelocation). */
-#include <elfutils/libdwelf.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -14,6 +12,7 @@
 #include <unistd.h>
 
 #include "bolt/bolt-internal.h"
+#include "symbols/symbols.h"
 #include "util/util.h"
 
 /* --- small sorted sets ---------------------------------------------------- */
@@ -112,9 +111,11 @@ static int map_file(const char *path, int *fd, const uint8_t **map, size_t *len,
 {
 	struct stat st;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!file_exists(path))
+		return oc_err("binary %s not found", path);
+	*fd = open_regular(path);
 	if (*fd < 0)
-		return oc_err_errno("binary %s not found", path);
+		return -1;
 	if (fstat(*fd, &st) != 0 || st.st_size == 0)
 		return oc_err("%s: empty or unreadable", path);
 	*len = (size_t)st.st_size;
@@ -155,7 +156,7 @@ static int read_sections(struct bolt_binary *b)
 		s->alloc = (sh.sh_flags & SHF_ALLOC) != 0;
 		s->text = (sh.sh_flags & SHF_EXECINSTR) != 0;
 		s->writable = (sh.sh_flags & SHF_WRITE) != 0;
-		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size <= b->map_len)
+		if (sh.sh_type != SHT_NOBITS && sh.sh_offset <= b->map_len && sh.sh_size <= b->map_len - sh.sh_offset)
 			s->data = b->map + sh.sh_offset;
 	}
 	for (i = 0; i < b->nr_sections; i++)
@@ -177,7 +178,7 @@ static const struct bolt_section *section_named(const struct bolt_binary *b, con
 static const uint8_t *image_bytes(const struct bolt_binary *b, uint64_t addr, size_t n)
 {
 	const struct bolt_section *s = bolt_section_at(b, addr);
-	if (!s || !s->data || addr + n > s->addr + s->size)
+	if (!s || !s->data || n > s->size - (addr - s->addr))
 		return NULL;
 	return s->data + (addr - s->addr);
 }
@@ -398,9 +399,9 @@ static bool read_cie(const uint8_t *cie, const uint8_t *end, uint64_t cie_addr, 
 	if (end - cie < 9)
 		return false;
 	memcpy(&len, cie, 4);
-	cend = cie + 4 + len;
-	if (cend > end)
+	if (len > (size_t)(end - cie) - 4)
 		return false;
+	cend = cie + 4 + len;
 	c = cie + 8;
 	version = *c++;
 	aug = (const char *)c;
@@ -465,7 +466,7 @@ static struct fde *read_fdes(const struct bolt_binary *b, size_t *nr)
 		next = body + len;
 		memcpy(&id, body, 4);
 		p = next;
-		if (id == 0 || body - id < base ||
+		if (id == 0 || id > (size_t)(body - base) ||
 		    !read_cie(body - id, end, s->addr + (uint64_t)(body - id - base), &enc, &lenc))
 			continue;
 		body += 4;
@@ -778,7 +779,8 @@ static void discover_fdes(struct discovery *d)
 	struct bolt_binary *b = d->b;
 	size_t i;
 
-	qsort(b->funcs, b->nr_funcs, sizeof(*b->funcs), cmp_func);
+	if (b->nr_funcs > 1)
+		qsort(b->funcs, b->nr_funcs, sizeof(*b->funcs), cmp_func);
 	for (i = 0; i < d->nr_fdes; i++) {
 		const struct fde *e = &d->fdes[i];
 		long si;
@@ -1199,8 +1201,6 @@ struct bolt_binary *bolt_binary_open(const char *path, const char *symbols)
 {
 	struct bolt_binary *b = xcalloc(1, sizeof(*b));
 	GElf_Ehdr eh;
-	const void *bid;
-	ssize_t bid_len;
 	Elf *symelf;
 
 	elf_version(EV_CURRENT);
@@ -1213,11 +1213,7 @@ struct bolt_binary *bolt_binary_open(const char *path, const char *symbols)
 		goto fail;
 	}
 	b->fixed_address = eh.e_type == ET_EXEC;
-	bid_len = dwelf_elf_gnu_build_id(b->elf, &bid);
-	if (bid_len > 0 && (size_t)bid_len <= sizeof(b->build_id)) {
-		memcpy(b->build_id, bid, (size_t)bid_len);
-		b->build_id_len = (size_t)bid_len;
-	}
+	b->build_id_len = sym_elf_build_id(b->elf, b->build_id);
 	if (read_sections(b) != 0)
 		goto fail;
 	symelf = b->elf;

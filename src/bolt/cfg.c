@@ -431,7 +431,7 @@ static void jt_get_or_create(struct cfg_ctx *c, uint64_t addr, bool pic, long fi
 static bool read_bytes(const struct bolt_binary *b, uint64_t addr, void *out, size_t n)
 {
 	const struct bolt_section *s = bolt_section_at(b, addr);
-	if (!s || !s->data || addr + n > s->addr + s->size)
+	if (!s || !s->data || n > s->size - (addr - s->addr))
 		return false;
 	memcpy(out, s->data + (addr - s->addr), n);
 	return true;
@@ -700,7 +700,8 @@ unknown:
 static const uint8_t *func_bytes(const struct bolt_binary *b, const struct bolt_func *f)
 {
 	const struct bolt_section *s = &b->sections[f->section];
-	if (!s->data || f->addr < s->addr || f->addr + f->max_size > s->addr + s->size)
+	if (!s->data || f->addr < s->addr || f->addr - s->addr > s->size ||
+	    f->max_size > s->size - (f->addr - s->addr))
 		return NULL;
 	return s->data + (f->addr - s->addr);
 }
@@ -1213,7 +1214,8 @@ static void build_cfg(struct cfg_ctx *c, long fi)
 	long insert = -1, prev = -1;
 	bool prev_ft = false;
 
-	qsort(st->labels, st->nr_labels, sizeof(*st->labels), cmp_u32);
+	if (st->nr_labels > 1)
+		qsort(st->labels, st->nr_labels, sizeof(*st->labels), cmp_u32);
 	for (i = 0; i < st->nr_insns; i++) {
 		struct insn *in = &st->insns[i];
 		bool label = sorted_has_u32(st->labels, st->nr_labels, in->off) ||

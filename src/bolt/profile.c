@@ -47,25 +47,55 @@ static struct pair *pair_get(struct hmap *m, uint64_t a, uint64_t b)
 	return hmap_get(m, &k);
 }
 
+/* A table of pairs with a small direct-mapped cache of entry numbers in
+ * front: most branches and traces of a profile repeat, and a hit costs no
+ * hashing of the whole key. */
+#define HOT_SLOTS 4096
+
+struct pair_table {
+	struct hmap map;
+	uint32_t hot[HOT_SLOTS];    /* entry + 1, 0: empty */
+};
+
+static struct pair *table_get(struct pair_table *t, uint64_t a, uint64_t b)
+{
+	uint32_t *slot = &t->hot[((a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL)) >> 52];
+	const struct pair *k;
+	size_t i;
+
+	if (*slot) {
+		k = hmap_key(&t->map, *slot - 1);
+		if (k->a == a && k->b == b)
+			return hmap_val(&t->map, *slot - 1);
+	}
+	i = hmap_add(&t->map, &(struct pair){ a, b }, NULL);
+	*slot = (uint32_t)(i + 1);
+	return hmap_val(&t->map, i);
+}
+
 /* --- the profile -------------------------------------------------------------------- */
 
 struct bolt_profile {
 	struct bolt_binary *bin;
-	struct hmap branches;       /* (from, to) -> (count, mispreds); 0 outside functions */
-	struct hmap traces;         /* (from, to) -> (intern, extern) fall-through counts */
+	struct pair_table branches; /* (from, to) -> (count, mispreds); 0 outside functions */
+	struct pair_table traces;   /* (from, to) -> (intern, extern) fall-through counts */
 	struct hmap samples;        /* (ip, 0) -> (count, 0), no_lbr */
 	char **events;              /* no_lbr event names, in insertion order */
 	size_t nr_events;
 	struct bolt_stats stats;
+	struct { uint64_t addr; struct bolt_func *f; } near[1024];   /* address -> function */
 };
 
 struct bolt_profile *bolt_profile_new(struct bolt_binary *b)
 {
 	struct bolt_profile *p = xcalloc(1, sizeof(*p));
+	size_t i;
 	p->bin = b;
-	hmap_init(&p->branches, sizeof(struct pair), sizeof(struct pair), NULL);
-	hmap_init(&p->traces, sizeof(struct pair), sizeof(struct pair), NULL);
+	hmap_init(&p->branches.map, sizeof(struct pair), sizeof(struct pair), NULL);
+	hmap_init(&p->traces.map, sizeof(struct pair), sizeof(struct pair), NULL);
 	hmap_init(&p->samples, sizeof(struct pair), sizeof(struct pair), NULL);
+	for (i = 0; i < ARRAY_SIZE(p->near); i++)
+		p->near[i].addr = OUTSIDE;
 	return p;
 }
 
@@ -74,8 +104,8 @@ void bolt_profile_free(struct bolt_profile *p)
 	size_t i;
 	if (!p)
 		return;
-	hmap_free(&p->branches);
-	hmap_free(&p->traces);
+	hmap_free(&p->branches.map);
+	hmap_free(&p->traces.map);
 	hmap_free(&p->samples);
 	for (i = 0; i < p->nr_events; i++)
 		free(p->events[i]);
@@ -93,8 +123,23 @@ static struct bolt_func *func_of(const struct bolt_profile *p, uint64_t addr)
 	return addr == OUTSIDE ? NULL : bolt_func_containing(p->bin, addr);
 }
 
+/* The function holding addr, remembered per address: branch entries repeat. */
+static struct bolt_func *func_near(struct bolt_profile *p, uint64_t addr)
+{
+	size_t slot = (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 54);
+
+	if (addr == OUTSIDE)
+		return NULL;
+	if (p->near[slot].addr != addr) {
+		p->near[slot].addr = addr;
+		p->near[slot].f = bolt_func_containing(p->bin, addr);
+	}
+	return p->near[slot].f;
+}
+
 void bolt_profile_add_stack(struct bolt_profile *p, const struct bolt_branch *e, size_t n)
 {
+	struct bolt_func *next_f = NULL;
 	uint64_t next_from = 0;
 	bool have_next = false;
 	size_t i;
@@ -102,6 +147,7 @@ void bolt_profile_add_stack(struct bolt_profile *p, const struct bolt_branch *e,
 	p->stats.stacks++;
 	for (i = 0; i < n; i++) {
 		uint64_t from = e[i].from_in ? e[i].from : OUTSIDE, to = e[i].to_in ? e[i].to : OUTSIDE;
+		struct bolt_func *ff, *tf;
 		struct pair *s;
 
 		if ((!e[i].from_in && e[i].from >= KERNEL_BASE) || (!e[i].to_in && e[i].to >= KERNEL_BASE))
@@ -109,15 +155,17 @@ void bolt_profile_add_stack(struct bolt_profile *p, const struct bolt_branch *e,
 		p->stats.entries++;
 		if (!e[i].mispred && !e[i].predicted)
 			p->stats.mispred_missing = true;
+		ff = func_near(p, from);
+		tf = func_near(p, to);
 		if (have_next) {
-			struct bolt_func *f = func_of(p, to);
-			if (f && next_from != OUTSIDE && bolt_func_contains(f, next_from)) {
-				s = pair_get(&p->traces, to, next_from);
-				if (from != OUTSIDE && bolt_func_contains(f, from))
+			/* the straight run from this entry's target to the newer one's source */
+			if (tf && next_from != OUTSIDE && bolt_func_contains(tf, next_from)) {
+				s = table_get(&p->traces, to, next_from);
+				if (from != OUTSIDE && bolt_func_contains(tf, from))
 					s->a++;
 				else
 					s->b++;
-			} else if (f && func_of(p, next_from)) {
+			} else if (tf && next_f) {
 				p->stats.invalid_traces++;
 			} else {
 				p->stats.long_range_traces++;
@@ -125,8 +173,9 @@ void bolt_profile_add_stack(struct bolt_profile *p, const struct bolt_branch *e,
 			p->stats.traces++;
 		}
 		next_from = from;
+		next_f = ff;
 		have_next = true;
-		s = pair_get(&p->branches, func_of(p, from) ? from : 0, func_of(p, to) ? to : 0);
+		s = table_get(&p->branches, ff ? from : 0, tf ? to : 0);
 		s->a++;
 		s->b += e[i].mispred;
 	}
@@ -138,12 +187,12 @@ void bolt_profile_add_aggregated(struct bolt_profile *p, char kind, uint64_t fro
 	struct pair *s;
 
 	if (kind == 'B') {
-		s = pair_get(&p->branches, from, to);
+		s = table_get(&p->branches, from, to);
 		s->a += count;
 		s->b += mispreds;
 		p->stats.stacks++;
 	} else {
-		s = pair_get(&p->traces, from, to);
+		s = table_get(&p->traces, from, to);
 		if (kind == 'F')
 			s->a += count;
 		else
@@ -251,7 +300,7 @@ static void do_branch(struct bolt_profile *p, struct hmap *out, struct hmap *ent
  * (or a sample), which lite mode (no relocations) disassembles. */
 static void mark_profiled(struct bolt_profile *p)
 {
-	const struct hmap *maps[] = { &p->branches, &p->traces, &p->samples };
+	const struct hmap *maps[] = { &p->branches.map, &p->traces.map, &p->samples };
 	size_t i, k;
 
 	for (k = 0; k < ARRAY_SIZE(maps); k++)
@@ -330,8 +379,8 @@ static void write_lines(FILE *fp, const struct bolt_binary *b, const struct hmap
 	free(v);
 }
 
-/* LLVM 16's StringMap order of the no_lbr event names (djbHash buckets,
- * quadratic probing), as perf2bolt prints them. */
+/* LLVM 16's StringMap order of the no_lbr event names (perf script's
+ * "NAME:", djbHash buckets, quadratic probing), as perf2bolt prints them. */
 static void write_event_names(FILE *fp, char **names, size_t n)
 {
 	size_t buckets = 16, i;
@@ -346,6 +395,7 @@ static void write_event_names(FILE *fp, char **names, size_t n)
 		size_t at, probe = 1;
 		for (c = (const unsigned char *)names[i]; *c; c++)
 			h = (h << 5) + h + *c;
+		h = (h << 5) + h + ':';
 		for (at = h & (buckets - 1); slot[at]; at = (at + probe++) & (buckets - 1))
 			;
 		slot[at] = (long)i + 1;
@@ -384,15 +434,15 @@ int bolt_write_fdata(struct bolt_profile *p, FILE *fp)
 		}
 		free(v);
 	} else {
-		for (i = 0; i < hmap_count(&p->traces); i++) {
-			const struct pair *k = hmap_key(&p->traces, i), *c = hmap_val(&p->traces, i);
+		for (i = 0; i < hmap_count(&p->traces.map); i++) {
+			const struct pair *k = hmap_key(&p->traces.map, i), *c = hmap_val(&p->traces.map, i);
 			if (c->a)
 				do_trace(p, &out, k->a, k->a, k->b, c->a);
 			if (c->b)
 				do_trace(p, &out, OUTSIDE, k->a, k->b, c->b);
 		}
-		for (i = 0; i < hmap_count(&p->branches); i++) {
-			const struct pair *k = hmap_key(&p->branches, i), *c = hmap_val(&p->branches, i);
+		for (i = 0; i < hmap_count(&p->branches.map); i++) {
+			const struct pair *k = hmap_key(&p->branches.map, i), *c = hmap_val(&p->branches.map, i);
 			do_branch(p, &out, &entries, k->a, k->b, c->a, c->b);
 		}
 		write_lines(fp, p->bin, &out);
@@ -421,8 +471,8 @@ int bolt_write_preaggregated(struct bolt_profile *p, FILE *fp)
 	struct pair *v;
 	size_t i;
 
-	v = sorted_entries(&p->branches);
-	for (i = 0; i < hmap_count(&p->branches); i++) {
+	v = sorted_entries(&p->branches.map);
+	for (i = 0; i < hmap_count(&p->branches.map); i++) {
 		fputs("B ", fp);
 		put_address(fp, p->bin, v[2 * i].a);
 		fputc(' ', fp);
@@ -430,8 +480,8 @@ int bolt_write_preaggregated(struct bolt_profile *p, FILE *fp)
 		fprintf(fp, " %llu %llu\n", (unsigned long long)v[2 * i + 1].a, (unsigned long long)v[2 * i + 1].b);
 	}
 	free(v);
-	v = sorted_entries(&p->traces);
-	for (i = 0; i < hmap_count(&p->traces); i++) {
+	v = sorted_entries(&p->traces.map);
+	for (i = 0; i < hmap_count(&p->traces.map); i++) {
 		int k;
 		for (k = 0; k < 2; k++) {
 			uint64_t count = k ? v[2 * i + 1].b : v[2 * i + 1].a;

@@ -70,6 +70,10 @@ int cli_fail(void);
 int cli_bad_usage(const char *cmd);
 /* Print usage text to stdout (for --help) and return 0. */
 int cli_help(const char *usage);
+/* Write a command's output with write(arg, fp): to standard output when out
+ * is NULL or "-", else to a temporary file renamed to out once complete.
+ * 0, or 2 after printing the error line. */
+int cli_write_output(const char *out, int (*write)(void *arg, FILE *fp), void *arg);
 /* A workload's wait status as a shell's exit code (128 + signal when killed). */
 int cli_exit_status(int status);
 
@@ -99,6 +103,7 @@ int cmd_download(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_autofdo(int argc, char **argv);
+int cmd_bolt(int argc, char **argv);
 int cmd_perf(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

@@ -33,23 +33,15 @@ struct input {
 
 typedef int (*profile_writer)(const struct afdo_profile *p, FILE *fp);
 
-static int write_profile(const struct afdo_profile *prof, profile_writer write, const char *out)
-{
-	struct atomic_file af;
-	int rc;
+struct output {
+	const struct afdo_profile *prof;
+	profile_writer write;
+};
 
-	if (!out || !strcmp(out, "-")) {
-		rc = write(prof, stdout);
-		return rc || fflush(stdout) ? cli_fail() : 0;
-	}
-	if (atomic_open(&af, out) != 0)
-		return cli_fail();
-	rc = write(prof, af.fp);
-	if (rc != 0) {
-		atomic_abort(&af);
-		return cli_fail();
-	}
-	return atomic_commit(&af) != 0 ? cli_fail() : 0;
+static int write_profile(void *arg, FILE *fp)
+{
+	const struct output *o = arg;
+	return o->write(o->prof, fp);
 }
 
 int cmd_autofdo(int argc, char **argv)
@@ -136,7 +128,7 @@ int cmd_autofdo(int argc, char **argv)
 		goto out;
 	}
 	prof = afdo_build(bin, counts, gcc ? AFDO_GCC : AFDO_LLVM);
-	rc = write_profile(prof, writer, out);
+	rc = cli_write_output(out, write_profile, &(struct output){ prof, writer });
 out:
 	afdo_profile_free(prof);
 	afdo_counts_free(counts);

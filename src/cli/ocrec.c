@@ -22,6 +22,7 @@ const struct command commands[] = {
 	{ "info",        cmd_info,        "Show the CPU, its LBR depth and what the kernel offers" },
 	{ "stat",        cmd_stat,        "Count events while a program runs, like perf stat" },
 	{ "autofdo",     cmd_autofdo,     "Turn branch samples into AutoFDO profiles for GCC and LLVM" },
+	{ "bolt",        cmd_bolt,        "Turn branch samples into profiles for llvm-bolt" },
 	{ "perf",        cmd_perf,        "Run perf with event names translated, like ocperf.py" },
 	{ "help",        cmd_help,        "Show help for a command" },
 	{ NULL, NULL, NULL },
@@ -95,6 +96,21 @@ int cli_bad_usage(const char *cmd)
 	/* getopt already printed what was wrong */
 	fprintf(stderr, "ocrec: see 'ocrec %s --help'\n", cmd);
 	return 2;
+}
+
+int cli_write_output(const char *out, int (*write)(void *arg, FILE *fp), void *arg)
+{
+	struct atomic_file af;
+
+	if (!out || !strcmp(out, "-"))
+		return write(arg, stdout) || fflush(stdout) ? cli_fail() : 0;
+	if (atomic_open(&af, out) != 0)
+		return cli_fail();
+	if (write(arg, af.fp) != 0) {
+		atomic_abort(&af);
+		return cli_fail();
+	}
+	return atomic_commit(&af) != 0 ? cli_fail() : 0;
 }
 
 int cli_help(const char *usage)

@@ -158,6 +158,28 @@ void session_loc_line(struct session *s, struct session_loc *loc);
  * the session (consumers compare names by pointer). */
 const char *session_intern(struct session *s, const char *text);
 
+/* --- the binary a profile is made for (autofdo's and bolt's --binary) --- */
+
+struct session_binary;
+/* path's identity: its real path and its GNU build-id. NULL + oc_err() when
+ * it does not exist. */
+struct session_binary *session_binary_new(const char *path);
+void session_binary_free(struct session_binary *b);
+const char *session_binary_path(const struct session_binary *b);
+/* Its build-id; the length (0: none). */
+size_t session_binary_build_id(const struct session_binary *b, const uint8_t **id);
+/* Does a recorded path name it: the same file, else the same basename? */
+bool session_binary_path_matches(const struct session_binary *b, const char *path);
+/* Is a recorded build-id (maybe zero-padded to 20 bytes) its own? */
+bool session_binary_id_matches(const struct session_binary *b, const uint8_t *id, size_t size);
+/* Is dso the binary (by path or build-id)? Answered once per DSO. */
+bool session_binary_is(struct session_binary *b, const struct dso *d);
+/* The build-ids an input (named input, header in) recorded: a differing one
+ * recorded for the binary's path is an error unless force; none recorded for
+ * it warns that the binary is matched by path. 0, or -1 + oc_err(). */
+int session_binary_check(const struct session_binary *b, const char *input, const struct pd_info *in,
+			 bool force);
+
 /* --- perf script text, the parser report and autofdo share --- */
 
 enum pst_kind {

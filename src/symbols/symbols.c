@@ -928,7 +928,7 @@ static const struct map *find_map(const struct map *v, size_t n, uint64_t addr)
 
 /* File offset -> the ELF virtual address of the PT_LOAD holding it (its .bss
  * too: the mapping's offsets run on past the file bytes). */
-static uint64_t offset_to_vaddr(const struct dso *d, uint64_t off)
+uint64_t dso_offset_to_vaddr(const struct dso *d, uint64_t off)
 {
 	size_t i;
 	for (i = 0; i < d->nr_loads; i++)
@@ -1075,7 +1075,7 @@ static bool lookup_user(struct symtab *st, uint32_t pid, uint64_t addr, struct a
 		dso_load(st, m->dso);
 	if (!m->dso->found_path)
 		return true;
-	out->file_addr = offset_to_vaddr(m->dso, out->map_addr);
+	out->file_addr = dso_offset_to_vaddr(m->dso, out->map_addr);
 	out->sym = dso_find_symbol(m->dso, out->file_addr);
 	if (out->sym)
 		out->sym_off = out->file_addr - out->sym->start;

@@ -103,6 +103,13 @@ void symtab_lookup(struct symtab *st, uint32_t pid, unsigned cpumode, uint64_t a
 struct debuginfo *dso_debuginfo(struct dso *dso);
 /* Look up a symbol by file address in a DSO. */
 const struct symbol *dso_find_symbol(struct dso *dso, uint64_t file_addr);
+/* The separate debug file of a stripped binary (gdb's places: by build-id
+ * under /usr/lib/debug/.build-id, by .gnu_debuglink beside it, in its
+ * .debug/, under /usr/lib/debug/DIR), with a symbol table and the binary's
+ * build-id; NULL when there is none. Caller frees. */
+char *sym_debug_file(const char *path);
+/* A file offset of dso -> its virtual address (the PT_LOAD holding it). */
+uint64_t dso_offset_to_vaddr(const struct dso *dso, uint64_t off);
 /* Open one ELF file as a DSO outside any session (autofdo's --binary). */
 struct dso *dso_open_file(const char *path);
 void dso_free(struct dso *dso);

@@ -63,3 +63,14 @@ vg "script: callgraph+branch file" "$OCREC" script -F ip,brstack \
 	-i "$(data_file lbr/quipper-callgraph_and_branch-3.8/perf.data.callgraph_and_branch-3.8)"
 vg "report: pipe-mode file" "$OCREC" report --stdio \
 	-i "$(data_file lbr/quipper-branch-4.14/derived-pipe/perf.data.branch-4.14.pipe)"
+# ocrec bolt: BOLT's model of the binary, the fdata, the pre-aggregated and no_lbr forms
+cc -O2 -g -Wl,--emit-relocs -o "$TMP/bolt-main" "$ROOT/tests/progs/bolt-main.c" "$ROOT/tests/progs/bolt-util.c"
+vg "record -b for bolt" "$OCREC" record -q -b -F 500 -o "$TMP/bolt.data" "$TMP/bolt-main" 300000
+if [ -s "$TMP/bolt.data" ]; then
+	vg "bolt" "$OCREC" bolt -i "$TMP/bolt.data" --binary "$TMP/bolt-main" -o "$TMP/bolt.fdata"
+	vg "bolt --pre-aggregated" "$OCREC" bolt -i "$TMP/bolt.data" --binary "$TMP/bolt-main" --pre-aggregated -o "$TMP/bolt.pa"
+fi
+if [ -s "$TMP/perf.data" ]; then
+	vg "bolt: no_lbr" "$OCREC" bolt -i "$TMP/perf.data" --binary "$TMP/div" -o "$TMP/div.fdata"
+fi
+vg "bolt: a missing binary" "$OCREC" bolt -i "$TMP/perf.data" --binary "$TMP/missing"

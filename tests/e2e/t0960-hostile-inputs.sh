@@ -262,6 +262,12 @@ for dev in /dev/zero /dev/urandom; do
 		"$OCREC" autofdo -i "$dev" --binary "$TMP/prog" -o "$TMP/out.prof"
 	refused "$dev as autofdo's binary" "$dev: not a regular file" \
 		"$OCREC" autofdo -i "$TMP/good.data" --binary "$dev" -o "$TMP/out.prof"
+	refused "$dev as a perf.data: bolt" "$dev: not a perf.data file \(bad magic\)" \
+		"$OCREC" bolt -i "$dev" --binary "$TMP/prog" -o "$TMP/out.fdata"
+	refused "$dev as bolt's binary" "$dev: not a regular file" \
+		"$OCREC" bolt -i "$TMP/good.data" --binary "$dev" -o "$TMP/out.fdata"
+	refused "$dev as bolt's --debug-file" "$dev: not a regular file" \
+		"$OCREC" bolt -i "$TMP/good.data" --binary "$TMP/prog" --debug-file "$dev" -o "$TMP/out.fdata"
 	works "$dev as --kallsyms: no kernel symbols, the rest is reported" \
 		"$OCREC" report -i "$TMP/good.data" --kallsyms "$dev" --stdio
 done

@@ -1,13 +1,16 @@
 /* fuzz-elf.c — the ELF files ocrec symbolizes (a profiled binary, a library
- * named in a perf.data, autofdo's --binary): malformed ELF and DWARF. libelf
- * and libdw parse them; what they return drives ocrec's symbol table and its
- * demangled names, its line and inline tables, autofdo's disassembly and its
- * profile builder, and none of that may crash, hang or leak (docs/fuzzing.md lists what elfutils itself
- * does with such files). */
+ * named in a perf.data, autofdo's and bolt's --binary): malformed ELF and
+ * DWARF. libelf and libdw parse them; what they return drives ocrec's symbol
+ * table and its demangled names, its line and inline tables, autofdo's
+ * disassembly and its profile builder, and bolt's model of the binary (its
+ * .eh_frame, .gcc_except_table, relocations, PLT and jump tables) and its
+ * profiles, and none of that may crash, hang or leak (docs/fuzzing.md lists
+ * what elfutils itself does with such files). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "autofdo/afdo-internal.h"
+#include "bolt/bolt.h"
 #include "common.h"
 #include "symbols/debuginfo.h"
 #include "symbols/symbols.h"
@@ -100,6 +103,33 @@ static void autofdo(const char *path, const uint64_t *a, size_t na)
 	afdo_binary_close(b);
 }
 
+/* bolt on the same file: its functions and blocks, and the three profiles
+ * of branches between the addresses. */
+static void bolt(const char *path, const uint64_t *a, size_t na)
+{
+	struct bolt_binary *b = bolt_binary_open(path, NULL);
+	struct bolt_branch br[MAX_ADDRS];
+	struct bolt_profile *p;
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < na; i++)
+		br[i] = (struct bolt_branch){ a[i], a[(i + 1) % na], true, i % 3 != 0, i % 2, true };
+	p = bolt_profile_new(b);
+	if (na)
+		bolt_profile_add_stack(p, br, na);
+	bolt_write_preaggregated(p, devnull);
+	bolt_write_fdata(p, devnull);
+	bolt_profile_free(p);
+	p = bolt_profile_new(b);
+	for (i = 0; i < na; i++)
+		bolt_profile_add_sample(p, a[i], true, "cycles");
+	bolt_write_fdata(p, devnull);
+	bolt_profile_free(p);
+	bolt_binary_close(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file("elf", data, size);
@@ -109,6 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	symbols(path, a, &na);
 	oc_err_clear();
 	autofdo(path, a, na);
+	oc_err_clear();
+	bolt(path, a, na);
 	oc_err_clear();
 	return 0;
 }
