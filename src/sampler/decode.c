@@ -141,8 +141,7 @@ static bool is_jcc(unsigned id)
 	}
 }
 
-/* Fill c from the decoded instruction; false when it never transfers control. */
-static bool classify(struct swb_space *sp, const cs_insn *in, struct swb_ctl *c)
+bool swb_classify(csh cs, const cs_insn *in, struct swb_ctl *c)
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *op = x->op_count ? &x->operands[0] : NULL;
@@ -199,9 +198,9 @@ static bool classify(struct swb_space *sp, const cs_insn *in, struct swb_ctl *c)
 		c->target = (uint64_t)op->imm;
 		return true;
 	}
-	if (cs_insn_group(sp->cs, in, CS_GRP_JUMP) || cs_insn_group(sp->cs, in, CS_GRP_CALL) ||
-	    cs_insn_group(sp->cs, in, CS_GRP_RET) || cs_insn_group(sp->cs, in, CS_GRP_INT) ||
-	    cs_insn_group(sp->cs, in, CS_GRP_IRET)) {
+	if (cs_insn_group(cs, in, CS_GRP_JUMP) || cs_insn_group(cs, in, CS_GRP_CALL) ||
+	    cs_insn_group(cs, in, CS_GRP_RET) || cs_insn_group(cs, in, CS_GRP_INT) ||
+	    cs_insn_group(cs, in, CS_GRP_IRET)) {
 		c->kind = SWB_OTHER;
 		return true;
 	}
@@ -326,7 +325,7 @@ static void decode(struct swb_space *sp, pid_t tid, uint64_t addr, struct run *r
 			unsigned len;
 
 			while (!done && cs_disasm_iter(sp->cs, &code, &size, &pc, sp->insn)) {
-				if (classify(sp, sp->insn, c)) {
+				if (swb_classify(sp->cs, sp->insn, c)) {
 					set_effect(c, &e);
 					done = true;
 					break;

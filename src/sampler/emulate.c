@@ -38,6 +38,7 @@
 #include <sys/user.h>
 #include <unicorn/unicorn.h>
 
+#include "sampler/emu.h"
 #include "sampler/emulate.h"
 #include "sampler/mem.h"
 #include "sampler/vec.h"
@@ -90,7 +91,8 @@ struct special {
 /* A translated block, as decoded by capstone. */
 struct tbinfo {
 	uint64_t end;
-	const struct swb_ctl *ctl;      /* the control instruction ending it, or NULL */
+	const struct swb_ctl *ctl;      /* the control instruction ending it (&last), or NULL */
+	struct swb_ctl last;
 	unsigned icount;
 	bool fp;                /* uses SSE registers or MXCSR */
 };
@@ -845,10 +847,11 @@ static struct tbinfo *tb_of(struct swb_uc *u, uint64_t b, uint32_t size)
 		if (must_stop(u, u->insn, &why, &fp))
 			patch(u, u->insn->address, u->insn->size, why);
 		tb->fp |= fp;
+		/* the block may end with a branch (one of ours runs here) */
+		if (at == b + size && swb_classify(u->cs, u->insn, &tb->last) && tb->last.kind != SWB_SYSCALL &&
+		    tb->last.kind != SWB_OTHER)
+			tb->ctl = &tb->last;
 	}
-	tb->ctl = swb_decode_run(u->sp, u->tid, b);
-	if (tb->ctl->next != b + size || tb->ctl->kind == SWB_SYSCALL || tb->ctl->kind == SWB_OTHER)
-		tb->ctl = NULL;     /* the block does not end with it, or it never runs here */
 	return tb;
 }
 

@@ -1509,9 +1509,14 @@ static enum round_result emulated_part(struct follow *f, struct swb_uc *u, bool 
  * OCREC_SAMPLER_EMULATION=0 turns it off (for tests and comparisons). */
 static bool emulation_wanted(void)
 {
-	const char *env = getenv("OCREC_SAMPLER_EMULATION");
+	static int wanted = -1;
 
-	return !env || strcmp(env, "0") != 0;
+	if (wanted < 0) {
+		const char *env = getenv("OCREC_SAMPLER_EMULATION");
+
+		wanted = !env || strcmp(env, "0") != 0;
+	}
+	return wanted;
 }
 
 void swb_tracer_free(struct swb_tracer *t)
