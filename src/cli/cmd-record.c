@@ -60,40 +60,6 @@ static const char usage[] =
 
 enum { OPT_CALL_GRAPH = OPT_FIRST_LOCAL, OPT_BRANCH_SAMPLER, OPT_LBR_DEPTH, OPT_EVENTS };
 
-/* -e values into single event names: perf's comma lists (commas inside
- * pmu/a=1,b=2/ stay), groups flattened with their modifier. */
-static int split_events(char **lists, size_t nr_lists, char ***out, size_t *nr)
-{
-	struct evlist l = { NULL, 0 };
-	size_t i, g, e, cap = 0;
-	char **evs = NULL;
-	int rc = 0;
-
-	*nr = 0;
-	for (i = 0; i < nr_lists && rc == 0; i++)
-		rc = evlist_parse(&l, lists[i]);
-	for (g = 0; g < l.nr_groups && rc == 0; g++) {
-		const struct evlist_group *grp = &l.groups[g];
-
-		for (e = 0; e < grp->nr_events; e++) {
-			GROW(evs, cap, *nr + 2);
-			evs[(*nr)++] = grp->modifier ? xasprintf("%s:%s", grp->events[e], grp->modifier)
-						     : xstrdup(grp->events[e]);
-		}
-	}
-	evlist_free(&l);
-	if (rc < 0) {
-		for (i = 0; i < *nr; i++)
-			free(evs[i]);
-		free(evs);
-		return -1;
-	}
-	GROW(evs, cap, *nr + 1);
-	evs[*nr] = NULL;
-	*out = evs;
-	return 0;
-}
-
 /* 0, or 2 after a one-line error. */
 static int parse_count(const char *opt, const char *arg, uint64_t *out)
 {
@@ -276,11 +242,11 @@ int cmd_record(int argc, char **argv)
 				 .orig_argc = argc, .orig_argv = argv };
 	struct record_stats st;
 	char **lists = NULL;
-	size_t nr_lists = 0, i;
+	size_t nr_lists = 0;
 	int rc;
 
 	rc = parse_args(argc, argv, &o, &lists, &nr_lists);
-	if (rc == 0 && split_events(lists, nr_lists, &o.events, &o.nr_events) < 0)
+	if (rc == 0 && evlist_split(lists, nr_lists, &o.events, &o.nr_events) < 0)
 		rc = cli_fail();
 	free(lists);
 	if (rc)
@@ -298,9 +264,7 @@ int cmd_record(int argc, char **argv)
 		rc = sampler_record(&o, &st, true);
 	if (o.quiet)
 		oc_set_warn_handler(NULL);
-	for (i = 0; i < o.nr_events; i++)
-		free(o.events[i]);
-	free(o.events);
+	strv_free(o.events);
 	if (rc < 0) {
 		int code = cli_exit_status(st.exit_status);
 

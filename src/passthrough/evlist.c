@@ -129,3 +129,37 @@ void evlist_free(struct evlist *l)
 	free(l->groups);
 	memset(l, 0, sizeof(*l));
 }
+
+char *evlist_spec(const struct evlist_group *g, size_t i)
+{
+	return g->modifier ? xasprintf("%s:%s", g->events[i], g->modifier) : xstrdup(g->events[i]);
+}
+
+int evlist_split(char *const *lists, size_t nr_lists, char ***out, size_t *nr)
+{
+	struct evlist l = { NULL, 0 };
+	size_t i, g, e, cap = 0;
+	char **evs = NULL;
+	int rc = 0;
+
+	*nr = 0;
+	for (i = 0; i < nr_lists && rc == 0; i++)
+		rc = evlist_parse(&l, lists[i]);
+	for (g = 0; g < l.nr_groups && rc == 0; g++) {
+		for (e = 0; e < l.groups[g].nr_events; e++) {
+			GROW(evs, cap, *nr + 2);
+			evs[(*nr)++] = evlist_spec(&l.groups[g], e);
+		}
+	}
+	evlist_free(&l);
+	if (rc < 0) {
+		for (i = 0; i < *nr; i++)
+			free(evs[i]);
+		free(evs);
+		return -1;
+	}
+	GROW(evs, cap, *nr + 1);
+	evs[*nr] = NULL;
+	*out = evs;
+	return 0;
+}

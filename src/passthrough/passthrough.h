@@ -30,6 +30,13 @@ int evlist_parse(struct evlist *l, const char *spec);
 /* Back to perf's syntax. Caller frees. */
 char *evlist_format(const struct evlist *l);
 void evlist_free(struct evlist *l);
+/* Event i of a group as one name, with the group's modifier (perf applies it
+ * to each): "cycles:u" for {cycles,instructions}:u. Caller frees. */
+char *evlist_spec(const struct evlist_group *g, size_t i);
+/* -e values into single event names, groups flattened (a recording opens
+ * them one by one): a NULL-terminated array (*nr names) to free with
+ * strv_free. 0, or -1 + oc_err(). */
+int evlist_split(char *const *lists, size_t nr_lists, char ***out, size_t *nr);
 
 /* --- rewriting perf command lines --- */
 

@@ -55,13 +55,9 @@ int stat_add_events(struct stat_session *s, char *const *lists, size_t nr_lists,
 		const struct evlist_group *grp = &l.groups[g];
 		int group = grp->braced ? next_group++ : -1;
 		for (e = 0; e < grp->nr_events && ret == 0; e++) {
-			if (grp->modifier) {
-				char *spec = xasprintf("%s:%s", grp->events[e], grp->modifier);
-				ret = add_event(s, spec, group, tables, arg);
-				free(spec);
-			} else {
-				ret = add_event(s, grp->events[e], group, tables, arg);
-			}
+			char *spec = evlist_spec(grp, e);
+			ret = add_event(s, spec, group, tables, arg);
+			free(spec);
 		}
 	}
 	evlist_free(&l);

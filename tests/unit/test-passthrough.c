@@ -86,6 +86,22 @@ static void test_lists(void)
 	      "unbalanced group is an error");
 }
 
+/* What a recording opens: one name per event, a group's modifier on each. */
+static void test_split(void)
+{
+	char *lists[] = { "{cycles,instructions}:u,cpu/event=0xc4,umask=0x20/", "r1a8", "{a,b" };
+	char **evs = NULL;
+	size_t n = 0;
+
+	CHECK(evlist_split(lists, 2, &evs, &n) == 0 && n == 4 && evs[4] == NULL &&
+	      !strcmp(evs[0], "cycles:u") && !strcmp(evs[1], "instructions:u") &&
+	      !strcmp(evs[2], "cpu/event=0xc4,umask=0x20/") && !strcmp(evs[3], "r1a8"),
+	      "split: groups flattened with their modifier, pmu terms kept whole");
+	strv_free(evs);
+	CHECK(evlist_split(lists + 2, 1, &evs, &n) < 0 && strstr(oc_errmsg(), "{a,b"),
+	      "split: an unbalanced group is an error naming the list");
+}
+
 static void test_args(void)
 {
 	char *a1[] = { "stat", "-e", "BR_INST_RETIRED.NEAR_TAKEN", "-a", "./prog", "-e",
@@ -120,6 +136,7 @@ int main(void)
 {
 	test_knows();
 	test_lists();
+	test_split();
 	test_args();
 	return test_done();
 }
