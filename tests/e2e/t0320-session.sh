@@ -61,7 +61,12 @@ else
 		"$(cat mangled)"
 	perf script -i cxx.data --no-demangle -F ip,sym >perf.out 2>/dev/null
 	"$OCREC" script -i cxx.data --no-demangle -F ip,sym >ocrec.out
-	check_files_eq "C++: script --no-demangle equals perf script --no-demangle" perf.out ocrec.out
+	# inside a PLT stub perf 6.1 prints the stub or _init, as its symbol tree
+	# happens to be shaped (docs/perfdata.md); ocrec always the stub: those
+	# lines aside, the outputs are the same line for line
+	check_eq "C++: script --no-demangle equals perf script --no-demangle (PLT stubs aside)" \
+		"$(wc -l <perf.out) 0" "$(wc -l <ocrec.out) $(paste -d '|' perf.out ocrec.out |
+			awk -F'|' '$1 != $2 && !($1 ~ / _init$/ && $2 ~ /@plt$/)' | wc -l)"
 fi
 
 # --- one filter in two views --------------------------------------------------
