@@ -80,6 +80,18 @@ void afdo_counts_add_stack(struct afdo_counts *c, const struct afdo_lbr *lbr, si
 	}
 }
 
+void afdo_counts_add_range(struct afdo_counts *c, uint64_t begin, uint64_t end, uint64_t count)
+{
+	*(uint64_t *)hmap_get(&c->ranges, &(struct afdo_pair){ begin, end }) += count;
+	c->nr_in_binary += count;
+}
+
+void afdo_counts_add_branch(struct afdo_counts *c, uint64_t from, uint64_t to, uint64_t count)
+{
+	*(uint64_t *)hmap_get(&c->branches, &(struct afdo_pair){ from, to }) += count;
+	c->nr_in_binary += count;
+}
+
 /* --- LLVM discriminator encoding (llvm/IR/DebugInfoMetadata.h) --- */
 static unsigned prefix_decode(unsigned u)
 {

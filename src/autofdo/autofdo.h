@@ -45,6 +45,11 @@ void afdo_counts_free(struct afdo_counts *c);
 /* One branch stack, newest entry first, as the kernel writes it, seen weight times. */
 void afdo_counts_add_stack(struct afdo_counts *c, const struct afdo_lbr *lbr, size_t n,
 			   uint64_t weight);
+/* Exact counts from an instruction-level source (a simulator such as
+ * callgrind): the code from begin to end (the start of its last
+ * instruction) ran count times; a branch from -> to was taken count times. */
+void afdo_counts_add_range(struct afdo_counts *c, uint64_t begin, uint64_t end, uint64_t count);
+void afdo_counts_add_branch(struct afdo_counts *c, uint64_t from, uint64_t to, uint64_t count);
 uint64_t afdo_counts_nr_stacks(const struct afdo_counts *c);
 /* Branch entries that fell into the binary. */
 uint64_t afdo_counts_nr_in_binary(const struct afdo_counts *c);

@@ -1,6 +1,8 @@
 /* autofdo-disc.c — one source line with several basic blocks, which gcc
  * tells apart by DWARF discriminators, for the AutoFDO tests. Lines marked
- * "@NAME" are found by the tests. */
+ * "@NAME" are found by the tests. usage: autofdo-disc [REPEATS] */
+#include <stdlib.h>
+
 volatile long sink;
 
 __attribute__((noinline)) long odd(long v) { return v * 3; }
@@ -14,12 +16,13 @@ __attribute__((noinline)) long count(const long *a, long n)
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	long a[64];
+	long reps = argc > 1 ? atol(argv[1]) : 1, a[64];
 
 	for (int i = 0; i < 64; i++)
 		a[i] = i * 7;
-	sink = count(a, 64);
+	for (long r = 0; r < reps; r++)
+		sink += count(a, 64);
 	return 0;
 }

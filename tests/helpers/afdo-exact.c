@@ -1,0 +1,127 @@
+/* afdo-exact — an AutoFDO profile from the exact counts of a run, written
+ * with ocrec's own profile builder and writers: the ceiling of what sampled
+ * branch stacks can give (bench/autofdo-accuracy.sh, docs/autofdo.md).
+ *
+ * usage: afdo-exact --binary PROG [--format llvm|gcc] -o OUT CALLGRIND.OUT
+ *
+ * The input is what `valgrind --tool=callgrind --dump-instr=yes
+ * --collect-jumps=yes --compress-strings=no --compress-pos=no` writes: the
+ * executions of every instruction (each becomes a one-instruction range, as
+ * if every instruction had been sampled) and the calls and jumps taken (a
+ * branch into a function's entry is a call: head counts and call targets).
+ * Addresses in it are the object's own (link-time) addresses.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autofdo/autofdo.h"
+#include "util/util.h"
+
+static void __attribute__((noreturn)) die(const char *what)
+{
+	fprintf(stderr, "afdo-exact: %s\n", what);
+	exit(2);
+}
+
+/* Is the object named by an ob=/cob= line the profiled binary? */
+static bool is_binary(const char *obj, const char *real)
+{
+	char r[PATH_MAX];
+	return realpath(obj, r) && !strcmp(r, real);
+}
+
+int main(int argc, char **argv)
+{
+	const char *binary = NULL, *out = NULL, *format = "llvm", *input = NULL;
+	char real[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	bool in_obj = false, callee_in = false, pending = false, pending_in = false;
+	uint64_t pending_to = 0, pending_count = 0;
+	struct afdo_binary *bin;
+	struct afdo_counts *counts;
+	struct afdo_profile *prof;
+	FILE *in, *fp;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--binary") && i + 1 < argc)
+			binary = argv[++i];
+		else if (!strcmp(argv[i], "--format") && i + 1 < argc)
+			format = argv[++i];
+		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!input && argv[i][0] != '-')
+			input = argv[i];
+		else
+			goto usage;
+	}
+	if (!binary || !out || !input || (strcmp(format, "llvm") && strcmp(format, "gcc")))
+		goto usage;
+	if (!realpath(binary, real))
+		die("the binary does not exist");
+	bin = afdo_binary_open(binary);
+	if (!bin)
+		die(oc_errmsg());
+	in = fopen(input, "r");
+	if (!in)
+		die("cannot open the callgrind file");
+	counts = afdo_counts_new();
+	while (getline(&line, &cap, in) > 0) {
+		uint64_t addr, n, m;
+		unsigned lineno;
+		int fields;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "ob=", 3)) {
+			in_obj = is_binary(line + 3, real);
+			callee_in = in_obj;
+		} else if (!strncmp(line, "cob=", 4)) {
+			callee_in = is_binary(line + 4, real);
+		} else if (sscanf(line, "calls=%" SCNu64 " %" SCNx64, &n, &addr) == 2) {
+			/* the next line is the call's source, with the call's
+			 * inclusive cost: never an instruction count */
+			pending = true;
+			pending_in = callee_in;
+			pending_to = addr;
+			pending_count = n;
+			callee_in = in_obj;   /* cob= names the object of one call */
+		} else if (sscanf(line, "jump=%" SCNu64 " %" SCNx64, &n, &addr) == 2 ||
+			   /* jcnd=TAKEN/EXECUTED */
+			   sscanf(line, "jcnd=%" SCNu64 "/%" SCNu64 " %" SCNx64, &n, &m, &addr) == 3) {
+			pending = true;
+			pending_in = in_obj;
+			pending_to = addr;
+			pending_count = n;
+		} else if (!strncmp(line, "0x", 2) &&
+			   (fields = sscanf(line, "%" SCNx64 " %u %" SCNu64, &addr, &lineno, &n)) >= 2) {
+			if (pending) {
+				if (in_obj && pending_in && pending_count)
+					afdo_counts_add_branch(counts, addr, pending_to, pending_count);
+				pending = false;
+			} else if (in_obj && fields == 3 && n) {
+				afdo_counts_add_range(counts, addr, addr, n);
+			}
+		}
+	}
+	free(line);
+	fclose(in);
+	if (!afdo_counts_nr_in_binary(counts))
+		die("no instruction of the binary in the callgrind file");
+	prof = afdo_build(bin, counts, !strcmp(format, "gcc") ? AFDO_GCC : AFDO_LLVM);
+	fp = fopen(out, "w");
+	if (!fp)
+		die("cannot write the output");
+	rc = (!strcmp(format, "gcc") ? afdo_write_gcc : afdo_write_llvm_text)(prof, fp);
+	if (fclose(fp) != 0 || rc != 0)
+		die("cannot write the output");
+	afdo_profile_free(prof);
+	afdo_counts_free(counts);
+	afdo_binary_close(bin);
+	return 0;
+usage:
+	fprintf(stderr, "usage: afdo-exact --binary PROG [--format llvm|gcc] -o OUT CALLGRIND.OUT\n");
+	return 2;
+}
