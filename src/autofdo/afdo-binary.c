@@ -32,6 +32,7 @@ struct chunk {
 	uint64_t start, end;
 	uint64_t *insn;          /* start addresses */
 	uint8_t *size;
+	uint8_t *kind;           /* enum afdo_insn_kind */
 	size_t nr;
 	bool decoded;
 };
@@ -49,6 +50,8 @@ struct afdo_binary {
 	size_t nr_secs, main_sec;   /* main_sec: the largest */
 	struct chunk *chunks;
 	size_t nr_chunks;
+	uint64_t *funcs;            /* entries of its function symbols, sorted */
+	size_t nr_funcs;
 	csh cs;
 	bool cs_open;
 	struct debuginfo *di;
@@ -82,7 +85,7 @@ static int read_elf(struct afdo_binary *b)
 	size_t i, n, shstrndx;
 	Elf_Scn *scn = NULL;
 	uint64_t *bounds = NULL;
-	size_t nr_bounds = 0, cap_bounds = 0;
+	size_t nr_bounds = 0, cap_bounds = 0, cap_funcs = 0;
 
 	if (!gelf_getehdr(b->elf, &eh) || eh.e_machine != EM_X86_64)
 		return oc_err("%s: not an x86-64 ELF file", b->path);
@@ -132,6 +135,10 @@ static int read_elf(struct afdo_binary *b)
 				continue;
 			GROW(bounds, cap_bounds, nr_bounds + 1);
 			bounds[nr_bounds++] = sym.st_value;
+			if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size) {
+				GROW(b->funcs, cap_funcs, b->nr_funcs + 1);
+				b->funcs[b->nr_funcs++] = sym.st_value;
+			}
 		}
 	}
 	for (i = 0; i < b->nr_secs; i++) {
@@ -140,6 +147,7 @@ static int read_elf(struct afdo_binary *b)
 		bounds[nr_bounds++] = b->secs[i].addr + b->secs[i].size;
 	}
 	sort_items(bounds, nr_bounds, sizeof(*bounds), cmp_u64);
+	sort_items(b->funcs, b->nr_funcs, sizeof(*b->funcs), cmp_u64);
 	b->chunks = xcalloc(nr_bounds + 1, sizeof(*b->chunks));
 	for (i = 0; i + 1 < nr_bounds; i++) {
 		if (bounds[i] == bounds[i + 1] || !afdo_is_code(b, bounds[i]))
@@ -211,8 +219,10 @@ void afdo_binary_close(struct afdo_binary *b)
 	for (i = 0; i < b->nr_chunks; i++) {
 		free(b->chunks[i].insn);
 		free(b->chunks[i].size);
+		free(b->chunks[i].kind);
 	}
 	free(b->chunks);
+	free(b->funcs);
 	if (b->elf)
 		elf_end(b->elf);
 	if (b->map)
@@ -261,6 +271,20 @@ static const struct exec_section *section_of(const struct afdo_binary *b, uint64
 	return NULL;
 }
 
+static uint8_t insn_kind(unsigned id)
+{
+	switch (id) {
+	case X86_INS_CALL: case X86_INS_LCALL:
+		return AFDO_INSN_CALL;
+	case X86_INS_RET: case X86_INS_RETF: case X86_INS_RETFQ:
+		return AFDO_INSN_RET;
+	case X86_INS_JMP: case X86_INS_LJMP:
+		return AFDO_INSN_JMP;
+	default:
+		return AFDO_INSN_OTHER;
+	}
+}
+
 static void decode_chunk(struct afdo_binary *b, struct chunk *ch)
 {
 	const struct exec_section *sec = section_of(b, ch->start);
@@ -281,24 +305,30 @@ static void decode_chunk(struct afdo_binary *b, struct chunk *ch)
 		size_t left = (size_t)(end - addr);
 		uint64_t pc = addr;
 		unsigned len;
+		uint8_t kind = AFDO_INSN_OTHER;
 
-		if (cs_disasm_iter(b->cs, &code, &left, &pc, insn))
+		if (cs_disasm_iter(b->cs, &code, &left, &pc, insn)) {
 			len = insn->size;
-		else
+			kind = insn_kind(insn->id);
+		} else {
 			len = 1;   /* undecodable byte (data in code): step over it */
+		}
 		if (ch->nr == cap) {
 			cap = cap ? cap * 2 : 64;
 			ch->insn = xrealloc(ch->insn, cap * sizeof(*ch->insn));
 			ch->size = xrealloc(ch->size, cap * sizeof(*ch->size));
+			ch->kind = xrealloc(ch->kind, cap * sizeof(*ch->kind));
 		}
 		ch->insn[ch->nr] = addr;
+		ch->kind[ch->nr] = kind;
 		ch->size[ch->nr++] = (uint8_t)len;
 		addr += len;
 	}
 	cs_free(insn, 1);
 }
 
-bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *out, unsigned *size)
+/* The decoded chunk and index of the first instruction at or after addr. */
+static struct chunk *insn_index(struct afdo_binary *b, uint64_t addr, size_t *index)
 {
 	size_t lo = 0, hi = b->nr_chunks;
 
@@ -324,12 +354,37 @@ bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *out, 
 				h = mid;
 		}
 		if (l < ch->nr) {
-			*out = ch->insn[l];
-			*size = ch->size[l];
-			return true;
+			*index = l;
+			return ch;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *out, unsigned *size)
+{
+	size_t i;
+	struct chunk *ch = insn_index(b, addr, &i);
+
+	if (!ch)
+		return false;
+	*out = ch->insn[i];
+	*size = ch->size[i];
+	return true;
+}
+
+size_t afdo_binary_functions(const struct afdo_binary *b, const uint64_t **entries)
+{
+	*entries = b->funcs;
+	return b->nr_funcs;
+}
+
+enum afdo_insn_kind afdo_insn_kind_at(struct afdo_binary *b, uint64_t addr)
+{
+	size_t i;
+	struct chunk *ch = insn_index(b, addr, &i);
+
+	return ch && ch->insn[i] == addr ? (enum afdo_insn_kind)ch->kind[i] : AFDO_INSN_OTHER;
 }
 
 /* --- runtime address mapping --- */

@@ -12,6 +12,11 @@
 struct debuginfo *afdo_binary_debuginfo(struct afdo_binary *b);
 /* The first instruction starting at or after addr within the code; false at the end. */
 bool afdo_insn_at_or_after(struct afdo_binary *b, uint64_t addr, uint64_t *insn, unsigned *size);
+/* What the instruction at addr does to the flow of control. */
+enum afdo_insn_kind { AFDO_INSN_OTHER, AFDO_INSN_CALL, AFDO_INSN_RET, AFDO_INSN_JMP };
+enum afdo_insn_kind afdo_insn_kind_at(struct afdo_binary *b, uint64_t addr);
+/* The entries of the binary's function symbols (sorted; a name may repeat). */
+size_t afdo_binary_functions(const struct afdo_binary *b, const uint64_t **entries);
 
 /* The key of the counters' tables (util.h's struct hmap, values uint64_t). */
 struct afdo_pair {

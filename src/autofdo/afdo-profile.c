@@ -126,6 +126,15 @@ struct body_sample {
 	uint64_t count;
 	struct call_target *targets;
 	size_t nr_targets;
+	bool duplicated;   /* LLVM: some instruction has a duplication factor > 1 */
+};
+
+/* A line's count from the flow of control (see count_flow): the counts of
+ * the pieces of code that hold it, less what passes between them. */
+struct flow_acc {
+	uint32_t offset, disc;
+	uint64_t sum, inner;
+	size_t piece;      /* the last piece counted + 1 */
 };
 
 struct fprof;
@@ -144,6 +153,9 @@ struct fprof {
 	struct hmap callsite_index;      /* struct site -> index in calls */
 	struct callsite *calls;
 	size_t nr_calls, cap_calls;
+	struct hmap flow_index;          /* struct site -> index in flow */
+	struct flow_acc *flow;
+	size_t nr_flow, cap_flow;
 };
 
 struct afdo_profile {
@@ -175,6 +187,7 @@ static struct fprof *new_fprof(unsigned name)
 	f->name = name;
 	hmap_init(&f->body_index, sizeof(struct site), sizeof(size_t), NULL);
 	hmap_init(&f->callsite_index, sizeof(struct site), sizeof(size_t), NULL);
+	hmap_init(&f->flow_index, sizeof(struct site), sizeof(size_t), NULL);
 	return f;
 }
 
@@ -222,8 +235,10 @@ static void free_fprof(struct fprof *f)
 		free_fprof(f->calls[i].callee);
 	free(f->body);
 	free(f->calls);
+	free(f->flow);
 	hmap_free(&f->body_index);
 	hmap_free(&f->callsite_index);
+	hmap_free(&f->flow_index);
 	free(f);
 }
 
@@ -297,34 +312,299 @@ static void add_event(struct range_event **ev, size_t *n, size_t *cap, uint64_t 
 	(*ev)[(*n)++] = (struct range_event){ end + 1, -(int64_t)count, -1 };
 }
 
+/* The straight-line pieces of code the ranges cut the binary into, each
+ * with one count, and the lines each holds (flow accumulators). */
+struct piece {
+	uint64_t start, end, count;   /* [start, end] */
+	uint64_t first, last, next;   /* its first and last instruction, the one after */
+	size_t first_key, nr_keys;
+};
+
+struct piece_key {
+	struct fprof *f;
+	size_t flow;
+};
+
+/* Control passing from piece a to piece b, both holding line key. */
+struct inner_edge {
+	struct piece_key key;
+	size_t a, b;
+	uint64_t count;
+};
+
+struct pieces {
+	struct piece *p;
+	size_t nr, cap;
+	struct piece_key *keys;
+	size_t nr_keys, cap_keys;
+	struct hmap from, to;       /* uint64_t address -> branches taken from it, into it */
+	struct inner_edge *edges;
+	size_t nr_edges, cap_edges;
+};
+
+static struct flow_acc *flow_at(struct fprof *f, uint32_t offset, uint32_t disc, size_t *index)
+{
+	bool added;
+	size_t *i = hmap_val(&f->flow_index, hmap_add(&f->flow_index, &(struct site){ offset, disc, 0 }, &added));
+	if (added) {
+		GROW(f->flow, f->cap_flow, f->nr_flow + 1);
+		f->flow[f->nr_flow] = (struct flow_acc){ .offset = offset, .disc = disc };
+		*i = f->nr_flow++;
+	}
+	*index = *i;
+	return &f->flow[*i];
+}
+
 /* Count every instruction of [begin, end] and attribute it to its line. */
 static void attribute_range(struct afdo_profile *p, struct afdo_binary *b, uint64_t begin,
-			    uint64_t end, uint64_t count)
+			    uint64_t end, uint64_t count, struct pieces *ps)
 {
 	struct debuginfo *di = afdo_binary_debuginfo(b);
 	struct di_location loc;
+	struct piece *pc;
 	uint64_t ip;
 	unsigned size;
 
+	GROW(ps->p, ps->cap, ps->nr + 1);
+	pc = &ps->p[ps->nr++];
+	*pc = (struct piece){ .start = begin, .end = end, .count = count, .first_key = ps->nr_keys };
+	/* straight on from the previous piece, with no branch out of it or into
+	 * this one (one-instruction ranges of exact counts): one piece */
+	if (ps->nr > 1 && afdo_insn_at_or_after(b, begin, &ip, &size) && ip <= end) {
+		struct piece *prev = pc - 1;
+		if (prev->next == ip && prev->count == count && afdo_insn_kind_at(b, prev->last) == AFDO_INSN_OTHER &&
+		    hmap_find(&ps->from, &prev->last) == HMAP_NONE && hmap_find(&ps->to, &ip) == HMAP_NONE) {
+			ps->nr--;
+			pc = prev;
+			pc->end = end;
+		}
+	}
 	for (ip = begin; afdo_insn_at_or_after(b, ip, &ip, &size) && ip <= end; ip += size) {
 		const struct di_frame *leaf;
 		struct body_sample *s;
+		struct flow_acc *acc;
 		struct fprof *f;
 		uint64_t c = count;
 		uint32_t disc;
+		size_t k;
 
+		if (!pc->next)
+			pc->first = ip;
+		pc->last = ip;
+		pc->next = ip + size;
 		if (di_lookup(di, ip, &loc) != 0 || !usable(&loc))
 			continue;
 		/* llvm-profgen 14 weighs totals by instruction bytes (its FIXME) */
 		f = leaf_profile(p, &loc, p->flavor == AFDO_LLVM ? count * size : count);
 		leaf = &loc.frames[0];
 		disc = frame_disc(p, leaf->discriminator);
-		if (p->flavor == AFDO_LLVM)
-			c *= afdo_llvm_duplication_factor(leaf->discriminator);
 		s = body_at(f, frame_offset(leaf), disc);
+		if (p->flavor == AFDO_LLVM && afdo_llvm_duplication_factor(leaf->discriminator) > 1) {
+			c *= afdo_llvm_duplication_factor(leaf->discriminator);
+			s->duplicated = true;
+		}
 		if (s->count < c)
 			s->count = c;   /* a line's count is the max over its instructions */
+		if (!count)
+			continue;
+		/* gcc 12 reads one count per line, whatever the discriminator */
+		acc = flow_at(f, frame_offset(leaf), p->flavor == AFDO_GCC ? 0 : disc, &k);
+		if (acc->piece != (size_t)(pc - ps->p) + 1) {
+			acc->piece = (size_t)(pc - ps->p) + 1;
+			acc->sum += count;
+			GROW(ps->keys, ps->cap_keys, ps->nr_keys + 1);
+			ps->keys[ps->nr_keys++] = (struct piece_key){ f, k };
+			pc->nr_keys++;
+		}
 	}
+	if (!pc->next)
+		ps->nr--;   /* no instruction starts in it (between one-instruction ranges) */
+}
+
+/* The piece holding addr, or NULL. */
+static struct piece *piece_at(const struct pieces *ps, uint64_t addr)
+{
+	size_t lo = 0, hi = ps->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps->p[mid].end < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ps->nr && ps->p[lo].start <= addr ? &ps->p[lo] : NULL;
+}
+
+/* count runs from piece a on into piece b: the lines both hold. */
+static void flow_between(struct pieces *ps, const struct piece *a, const struct piece *b, uint64_t count)
+{
+	size_t i, j;
+
+	for (i = a->first_key; i < a->first_key + a->nr_keys; i++)
+		for (j = b->first_key; j < b->first_key + b->nr_keys; j++)
+			if (ps->keys[i].f == ps->keys[j].f && ps->keys[i].flow == ps->keys[j].flow) {
+				GROW(ps->edges, ps->cap_edges, ps->nr_edges + 1);
+				ps->edges[ps->nr_edges++] = (struct inner_edge){ ps->keys[i], (size_t)(a - ps->p),
+										 (size_t)(b - ps->p), count };
+			}
+}
+
+static int cmp_edge(const void *x, const void *y)
+{
+	const struct inner_edge *a = x, *b = y;
+	if (a->key.f != b->key.f)
+		return (uintptr_t)a->key.f < (uintptr_t)b->key.f ? -1 : 1;
+	return a->key.flow < b->key.flow ? -1 : a->key.flow > b->key.flow;
+}
+
+#define MAX_LOOP_PIECES 64
+
+/* What passes between two pieces of a line was counted in both: it is
+ * taken off, and each turn of a loop that stays within the line's pieces
+ * is added back (per strongly connected set of pieces: the least count of
+ * its edges), as gcov counts a line's iterations. */
+static void count_group(struct inner_edge *e, size_t n)
+{
+	struct flow_acc *acc = &e->key.f->flow[e->key.flow];
+	size_t node[MAX_LOOP_PIECES], nr = 0, a[MAX_LOOP_PIECES * 2], i, j, k;
+	bool reach[MAX_LOOP_PIECES][MAX_LOOP_PIECES] = { { false } }, counted[MAX_LOOP_PIECES] = { false };
+	uint64_t turns = 0;
+
+	for (i = 0; i < n; i++)
+		acc->inner += e[i].count;
+	if (n > MAX_LOOP_PIECES)
+		goto out;   /* no loop looked for in a line of that many pieces */
+	/* local node numbers of the edges' ends */
+	for (i = 0; i < 2 * n; i++) {
+		size_t piece = i % 2 ? e[i / 2].b : e[i / 2].a;
+		for (j = 0; j < nr && node[j] != piece; j++)
+			;
+		if (j == nr) {
+			if (nr == MAX_LOOP_PIECES)
+				goto out;
+			node[nr++] = piece;
+		}
+		a[i] = j;
+	}
+	/* transitive closure (Warshall) */
+	for (i = 0; i < n; i++)
+		reach[a[2 * i]][a[2 * i + 1]] = true;
+	for (k = 0; k < nr; k++)
+		for (i = 0; i < nr; i++)
+			if (reach[i][k])
+				for (j = 0; j < nr; j++)
+					reach[i][j] |= reach[k][j];
+	/* an edge u -> v is on a loop when v reaches u; its loop set is u's
+	 * strongly connected set, counted once, at its least edge */
+	for (i = 0; i < n; i++) {
+		size_t u = a[2 * i], v = a[2 * i + 1];
+		uint64_t least = UINT64_MAX;
+
+		if (!reach[v][u] || counted[u])
+			continue;
+		for (j = 0; j < n; j++) {
+			size_t x = a[2 * j], y = a[2 * j + 1];
+			if (reach[y][x] && reach[u][x] && reach[x][u] && e[j].count < least)
+				least = e[j].count;
+		}
+		for (j = 0; j < nr; j++)
+			if (reach[u][j] && reach[j][u])
+				counted[j] = true;
+		turns += least;
+	}
+out:
+	acc->inner = acc->inner > turns ? acc->inner - turns : 0;
+}
+
+static void count_inner(struct pieces *ps)
+{
+	size_t i, j;
+
+	sort_items(ps->edges, ps->nr_edges, sizeof(*ps->edges), cmp_edge);
+	for (i = 0; i < ps->nr_edges; i = j) {
+		for (j = i + 1; j < ps->nr_edges && !cmp_edge(&ps->edges[i], &ps->edges[j]); j++)
+			;
+		count_group(ps->edges + i, j - i);
+	}
+}
+
+/* The line counts of the flow of control. The largest count of a line's
+ * instructions (llvm-profgen's and create_gcov's rule) is a line's count
+ * only when its code is in one place; optimized code copies statements
+ * (an interpreter's dispatch into the end of every case, a loop's test
+ * into both paths of its body, a tail call made a loop), and each copy runs
+ * a share of the line's executions. A line's count is here the sum of the
+ * counts of the straight pieces of code that hold it, less what runs from
+ * one of those pieces into another (a statement cut by a call, a branch
+ * target or a jump is counted once), as gcov counts a line: the times
+ * control enters it, and each turn of a loop that stays within it. */
+static void count_flow(struct afdo_binary *b, const struct afdo_counts *c, struct pieces *ps)
+{
+	size_t i;
+	/* falling through into the next piece: all of a piece ending in a call
+	 * (it returns), none of one ending in a jump or return, else what its
+	 * last instruction did not branch away */
+	for (i = 0; i + 1 < ps->nr; i++) {
+		const struct piece *a = &ps->p[i];
+		enum afdo_insn_kind kind;
+		size_t at = hmap_find(&ps->from, &a->last);
+		uint64_t away = at == HMAP_NONE ? 0 : *(uint64_t *)hmap_val(&ps->from, at), flow;
+
+		if (!a->next || a->next != ps->p[i + 1].first || !a->count)
+			continue;
+		kind = afdo_insn_kind_at(b, a->last);
+		flow = kind == AFDO_INSN_CALL ? a->count : kind != AFDO_INSN_OTHER || away >= a->count ? 0 :
+		       a->count - away;
+		if (flow > ps->p[i + 1].count)
+			flow = ps->p[i + 1].count;   /* a call that did not return */
+		if (flow)
+			flow_between(ps, a, &ps->p[i + 1], flow);
+	}
+	/* jumps (calls and returns leave the function) */
+	for (i = 0; i < hmap_count(&c->branches); i++) {
+		const struct afdo_pair *br = hmap_key(&c->branches, i);
+		const struct piece *a, *t;
+		enum afdo_insn_kind kind = afdo_insn_kind_at(b, br->a);
+
+		if (kind == AFDO_INSN_CALL || kind == AFDO_INSN_RET)
+			continue;
+		a = piece_at(ps, br->a);
+		t = piece_at(ps, br->b);
+		if (a && t && t->first == br->b)
+			flow_between(ps, a, t, *(uint64_t *)hmap_val(&c->branches, i));
+	}
+	count_inner(ps);
+}
+
+/* Each line's count from the flow, where it exceeds the largest count of
+ * its instructions; LLVM's lines with duplication factors (unrolled loops)
+ * keep the duplication rule. gcc 12 reads the last entry of a line, its
+ * largest (see afdo_write_gcc): that one gets the line's count. */
+static void apply_flow(struct afdo_profile *p, struct fprof *f)
+{
+	struct hmap best;   /* struct site -> the index + 1 of its largest body sample */
+	size_t i;
+
+	hmap_init(&best, sizeof(struct site), sizeof(size_t), NULL);
+	for (i = 0; i < f->nr_body; i++) {
+		const struct body_sample *s = &f->body[i];
+		size_t *v = hmap_get(&best, &(struct site){ s->offset, p->flavor == AFDO_GCC ? 0 : s->disc, 0 });
+		if (!*v || s->count > f->body[*v - 1].count)
+			*v = i + 1;
+	}
+	for (i = 0; i < f->nr_flow; i++) {
+		const struct flow_acc *acc = &f->flow[i];
+		uint64_t n = acc->sum > acc->inner ? acc->sum - acc->inner : 0;
+		size_t at = hmap_find(&best, &(struct site){ acc->offset, acc->disc, 0 });
+		struct body_sample *s = at == HMAP_NONE ? NULL : &f->body[*(size_t *)hmap_val(&best, at) - 1];
+
+		if (s && !s->duplicated && s->count < n)
+			s->count = n;
+	}
+	hmap_free(&best);
+	for (i = 0; i < f->nr_calls; i++)
+		apply_flow(p, f->calls[i].callee);
 }
 
 static void add_call_target(struct body_sample *s, unsigned name, uint64_t count)
@@ -340,19 +620,28 @@ static void add_call_target(struct body_sample *s, unsigned name, uint64_t count
 }
 
 struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts *c,
-				enum afdo_flavor flavor)
+				const struct afdo_build_opts *o)
 {
 	struct afdo_profile *p = xcalloc(1, sizeof(*p));
 	struct debuginfo *di = afdo_binary_debuginfo(b);
 	struct range_event *ev = NULL;
 	struct hmap filled;              /* afdo_pair: function ranges with zero counts */
+	struct pieces ps = { 0 };
 	size_t nev = 0, cap = 0, i;
 	int64_t sum = 0, cover = 0;
 
-	p->flavor = flavor;
+	p->flavor = o->flavor;
 	hmap_init(&p->names, sizeof(const char *), 0, &hmap_str_ops);
 	hmap_init(&p->top_index, sizeof(unsigned), sizeof(struct fprof *), NULL);
 	hmap_init(&filled, sizeof(struct afdo_pair), 0, NULL);
+	hmap_init(&ps.from, sizeof(uint64_t), sizeof(uint64_t), NULL);
+	hmap_init(&ps.to, sizeof(uint64_t), sizeof(uint64_t), NULL);
+	for (i = 0; i < hmap_count(&c->branches); i++) {
+		const struct afdo_pair *br = hmap_key(&c->branches, i);
+		uint64_t count = *(uint64_t *)hmap_val(&c->branches, i);
+		*(uint64_t *)hmap_get(&ps.from, &br->a) += count;
+		*(uint64_t *)hmap_get(&ps.to, &br->b) += count;
+	}
 	/* ranges, plus zero counts over every function they touch so that
 	 * unexecuted code of a sampled function reads as cold */
 	for (i = 0; i < hmap_count(&c->ranges); i++) {
@@ -380,9 +669,19 @@ struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts 
 			i++;
 		}
 		if (cover > 0 && i < nev)
-			attribute_range(p, b, at, ev[i].addr - 1, (uint64_t)sum);
+			attribute_range(p, b, at, ev[i].addr - 1, (uint64_t)sum, &ps);
 	}
 	free(ev);
+	if (o->lines == AFDO_LINES_FLOW) {
+		count_flow(b, c, &ps);
+		for (i = 0; i < p->nr_top; i++)
+			apply_flow(p, p->top[i]);
+	}
+	free(ps.p);
+	free(ps.keys);
+	free(ps.edges);
+	hmap_free(&ps.from);
+	hmap_free(&ps.to);
 
 	/* calls: branches into function entries give call targets and head counts */
 	for (i = 0; i < hmap_count(&c->branches); i++) {
@@ -402,6 +701,21 @@ struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts 
 			add_call_target(bs, callee_id, count);
 		}
 		top_profile(p, callee_id)->head += count;
+	}
+	/* gcc 12 optimizes a function its profile does not name as if there
+	 * were no profile: with -funroll-loops, -fpeel-loops and -ftracer on
+	 * (-fauto-profile turns them on), gawk's code grew by 18 %. Named with
+	 * zero counts, it is optimized as PGO optimizes code that never ran
+	 * (gawk: 751 KB of code became 522 KB, +2.6 % became +3.5 %). */
+	if (o->flavor == AFDO_GCC && !o->sampled_only) {
+		const uint64_t *entry;
+		size_t n = afdo_binary_functions(b, &entry);
+
+		for (i = 0; i < n; i++) {
+			const char *name = di_function_at_entry(di, entry[i]);
+			if (name)
+				top_profile(p, intern(p, name));
+		}
 	}
 	return p;
 }

@@ -71,8 +71,20 @@ enum afdo_flavor {
 	AFDO_LLVM,           /* LLVM base discriminators, totals like llvm-profgen 14 */
 	AFDO_GCC,            /* raw discriminators, totals like create_gcov */
 };
+/* How a line's count comes from its instructions' counts. */
+enum afdo_line_rule {
+	AFDO_LINES_FLOW,     /* the flow of control: copies of a statement add up */
+	AFDO_LINES_MAX,      /* the largest, as llvm-profgen 14 and create_gcov count */
+};
+struct afdo_build_opts {
+	enum afdo_flavor flavor;
+	enum afdo_line_rule lines;
+	/* gcc: only the functions with samples; by default every function of
+	 * the binary is listed, those without samples with zero counts */
+	bool sampled_only;
+};
 struct afdo_profile *afdo_build(struct afdo_binary *b, const struct afdo_counts *c,
-				enum afdo_flavor flavor);
+				const struct afdo_build_opts *o);
 void afdo_profile_free(struct afdo_profile *p);
 size_t afdo_profile_nr_functions(const struct afdo_profile *p);
 int afdo_write_llvm_text(const struct afdo_profile *p, FILE *fp);

@@ -1,5 +1,6 @@
 # ocrec autofdo on real LBR traces (tests/data/lbr) against llvm-profgen 14's
-# stored answers, and the profiles read by llvm-profdata, clang 14 and gcc 12.
+# stored answers (with --line-counts max, llvm-profgen's count of a line),
+# and the profiles read by llvm-profdata, clang 14 and gcc 12.
 . "$(dirname "$0")/../lib.sh"
 LLVM=/usr/lib/llvm-14/bin
 need_cmd "$LLVM/llvm-profdata" clang-14 gcc-12
@@ -27,7 +28,7 @@ compare() {
 
 # llvm-profgen's own test inputs (non-context-sensitive ones: plain LBR lines)
 for n in noprobe inline-noprobe inline-noprobe2 coroutine; do
-	if "$OCREC" autofdo --perfscript "$PG/Inputs/$n.perfscript" --binary "$PG/Inputs/$n.perfbin" \
+	if "$OCREC" autofdo --line-counts max --perfscript "$PG/Inputs/$n.perfscript" --binary "$PG/Inputs/$n.perfbin" \
 		-o "$TMP/$n.prof" 2>"$TMP/$n.err"; then
 		compare "$n" "$PG/oracle/$n.perfscript.prof.txt" "$TMP/$n.prof"
 	else
@@ -36,7 +37,7 @@ for n in noprobe inline-noprobe inline-noprobe2 coroutine; do
 done
 # with MMAP2 lines: the load address comes from the mmap event
 if [ -f "$PG/oracle/noprobe.mmap.perfscript.prof.txt" ]; then
-	"$OCREC" autofdo --perfscript "$PG/Inputs/noprobe.mmap.perfscript" --binary "$PG/Inputs/noprobe.perfbin" \
+	"$OCREC" autofdo --line-counts max --perfscript "$PG/Inputs/noprobe.mmap.perfscript" --binary "$PG/Inputs/noprobe.perfbin" \
 		-o "$TMP/mmap.prof" 2>"$TMP/mmap.err"
 	check_empty "MMAP2 input: no link-time address warning" $? "$(cat "$TMP/mmap.err")"
 	compare "noprobe.mmap" "$PG/oracle/noprobe.mmap.perfscript.prof.txt" "$TMP/mmap.prof"
@@ -45,14 +46,14 @@ fi
 # Westmere LBR (perf 3.3), DWARF 2, non-PIE
 T=$(data_dir lbr/autofdo-test_lbr)
 TSCRIPT=$(data_file lbr/autofdo-test_lbr/script-brstack.txt)
-"$OCREC" autofdo --perfscript "$TSCRIPT" --binary "$T/test.binary" -o "$TMP/test_lbr.prof" 2>/dev/null
+"$OCREC" autofdo --line-counts max --perfscript "$TSCRIPT" --binary "$T/test.binary" -o "$TMP/test_lbr.prof" 2>/dev/null
 compare "autofdo-test_lbr" "$T/profgen.prof.txt" "$TMP/test_lbr.prof"
 
 # Haswell LBR, clang DWARF 5 with hierarchical discriminators
 HD=$(data_dir lbr/autofdo-hierarchical_discriminator)
 HDBIN=$HD/symfs/local/home/kvivekananda/hierarchical_discriminator_test
 HDSCRIPT=$(data_file lbr/autofdo-hierarchical_discriminator/script-brstack.txt)
-"$OCREC" autofdo --perfscript "$HDSCRIPT" --binary "$HDBIN" -o "$TMP/hd.prof" 2>/dev/null
+"$OCREC" autofdo --line-counts max --perfscript "$HDSCRIPT" --binary "$HDBIN" -o "$TMP/hd.prof" 2>/dev/null
 compare "hierarchical_discriminator" "$HD/profgen.prof.txt" "$TMP/hd.prof"
 check_match "discriminators are LLVM base discriminators" '^ 2\.1: [0-9]+' "$(cat "$TMP/hd.prof")"
 
@@ -60,7 +61,7 @@ check_match "discriminators are LLVM base discriminators" '^ 2\.1: [0-9]+' "$(ca
 HD128=$(data_file lbr/autofdo-hierarchical_discriminator/derived-attr128/hierarchical_discriminator_test.x86_64.attr128.perf.data)
 if command -v perf >/dev/null 2>&1 && [ -x "$LLVM/llvm-profgen" ]; then
 	perf script -i "$HD128" --show-mmap-events -F ip,brstack >"$TMP/hd-mmap.script" 2>/dev/null
-	"$OCREC" autofdo --perfscript "$TMP/hd-mmap.script" --binary "$HDBIN" -o "$TMP/hd-mmap.prof" 2>"$TMP/hd-mmap.err"
+	"$OCREC" autofdo --line-counts max --perfscript "$TMP/hd-mmap.script" --binary "$HDBIN" -o "$TMP/hd-mmap.prof" 2>"$TMP/hd-mmap.err"
 	check_empty "perf 6.1 script with MMAP2: the mmap is used" $? "$(cat "$TMP/hd-mmap.err")"
 	(cd "$TMP" && "$LLVM/llvm-profgen" --perfdata="$HD128" --binary="$HDBIN" --format=text \
 		--output="$TMP/hd-live.prof" >/dev/null 2>&1)
@@ -75,10 +76,11 @@ check "llvm-profdata merge --sample to extbinary" \
 	"$LLVM/llvm-profdata" merge --sample --extbinary -o "$TMP/hd.extbin" "$TMP/hd.prof" "$TMP/test_lbr.prof"
 
 # --format llvm-ext: the extensible binary form, byte for byte what llvm-profdata 14
-# makes of the text profile, and the same profile when read back
+# makes of the text profile (both with llvm-profgen's line counts), and the same
+# profile when read back
 for n in hd test_lbr; do
 	if [ $n = hd ]; then in=$HDSCRIPT bin=$HDBIN; else in=$TSCRIPT bin="$T/test.binary"; fi
-	"$OCREC" autofdo --perfscript "$in" --binary "$bin" --format llvm-ext -o "$TMP/$n.ext" 2>/dev/null
+	"$OCREC" autofdo --line-counts max --perfscript "$in" --binary "$bin" --format llvm-ext -o "$TMP/$n.ext" 2>/dev/null
 	"$LLVM/llvm-profdata" merge --sample --extbinary -o "$TMP/$n.ref" "$TMP/$n.prof"
 	check "llvm-ext $n: identical to llvm-profdata merge --extbinary of the text" cmp "$TMP/$n.ref" "$TMP/$n.ext"
 	"$LLVM/llvm-profdata" merge --sample --text -o "$TMP/$n.back" "$TMP/$n.ext" 2>/dev/null

@@ -2,7 +2,8 @@
 # AutoFDO end to end on this machine: `ocrec record -b` (the software branch
 # sampler here) of the article's div.c, then `ocrec autofdo`. The LLVM profile
 # must agree with llvm-profgen 14 run on the same samples (through
-# `ocrec script`), clang 14 must use it, and gcc 12 must read the GCC profile
+# `ocrec script`; --line-counts max: llvm-profgen's count of a line), clang 14
+# must use it, and gcc 12 must read the GCC profile
 # and annotate its blocks with the counts.
 . "$(dirname "$0")/../lib.sh"
 LLVM=/usr/lib/llvm-14/bin
@@ -19,7 +20,7 @@ if ! HOME=$TMP "$OCREC" record -q -b -o div.data ./div >/dev/null 2>err; then
 fi
 "$OCREC" script -i div.data -F ip,brstack >div.script
 "$LLVM/llvm-profgen" --binary div --perfscript div.script --output profgen.prof >/dev/null 2>&1
-if "$OCREC" autofdo -i div.data --binary div -o ocrec.prof 2>err; then
+if "$OCREC" autofdo --line-counts max -i div.data --binary div -o ocrec.prof 2>err; then
 	s=$("$LLVM/llvm-profdata" overlap --sample profgen.prof ocrec.prof 2>/dev/null |
 		sed -n 's/.*Whole program profile similarity: \([0-9.]*\)%.*/\1/p')
 	if [ -n "$s" ] && awk -v s="$s" 'BEGIN { exit !(s >= 95) }'; then
@@ -46,7 +47,7 @@ if "$OCREC" autofdo -i div.data --binary div -o ocrec.prof 2>err; then
 else
 	fail "autofdo --format llvm" "$(cat err)"
 fi
-if "$OCREC" autofdo -i div.data --binary div --format gcc -o ocrec.gcov 2>err; then
+if "$OCREC" autofdo --line-counts max -i div.data --binary div --format gcc -o ocrec.gcov 2>err; then
 	gcc-12 -O2 -g -DITERS=100000000 -fauto-profile=ocrec.gcov -fdump-ipa-afdo=afdo.dump -c div.c -o div-gcc.o 2>gcc.err
 	check_empty "gcc-12 -fauto-profile reads it without a warning" $? "$(cat gcc.err)"
 	check_match "gcc-12 annotates blocks with the profile's counts" "\[count: [1-9][0-9]*\]" "$(cat afdo.dump 2>/dev/null)"

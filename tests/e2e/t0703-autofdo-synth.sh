@@ -1,8 +1,9 @@
 #!/bin/sh
 # ocrec autofdo on perf.data files written by ocrec (tests/helpers/pd-synth)
 # with branch stacks at a PIE load address and in a shared library, against
-# llvm-profgen 14 run live on the same files; build-id matching (an 8-byte id
-# padded to 20 bytes, a mismatch, --force, no build-id).
+# llvm-profgen 14 run live on the same files (--line-counts max: its count of
+# a line); build-id matching (an 8-byte id padded to 20 bytes, a mismatch,
+# --force, no build-id).
 . "$(dirname "$0")/../lib.sh"
 LLVM=/usr/lib/llvm-14/bin
 need_cmd "$LLVM/llvm-profgen" "$LLVM/llvm-profdata" perf objdump
@@ -49,7 +50,7 @@ write_spec() {
 # NAME DATA BINARY: ocrec's profile against llvm-profgen's on the same file
 compare_live() {
 	"$LLVM/llvm-profgen" --perfdata="$2" --binary="$3" --format=text --output="$1.profgen" >/dev/null 2>&1
-	if "$OCREC" autofdo -i "$2" --binary "$3" -o "$1.ocrec" 2>"$1.err"; then
+	if "$OCREC" autofdo --line-counts max -i "$2" --binary "$3" -o "$1.ocrec" 2>"$1.err"; then
 		s=$(similarity "$1.profgen" "$1.ocrec")
 		if [ -n "$s" ] && awk -v s="$s" 'BEGIN { exit !(s >= 95) }'; then
 			pass "$1: similarity $s% with llvm-profgen 14 live"
@@ -80,15 +81,15 @@ check_match "no build-id recorded: matched by path with a warning" "matching it 
 # another build's id: an error unless --force
 sed 's/0011223344556677$/8899aabbccddeeff/' pie.spec >other.spec
 "$SYNTH" -o other.data other.spec
-"$OCREC" autofdo -i other.data --binary inl -o other.prof 2>other.err
+"$OCREC" autofdo --line-counts max -i other.data --binary inl -o other.prof 2>other.err
 check_eq "build-id mismatch: exit 2" 2 $?
 check_match "build-id mismatch: says so" "build-id recorded for .*inl differs" "$(cat other.err)"
 check_eq "build-id mismatch: one line" 1 "$(wc -l <other.err)"
 check_eq "build-id mismatch: no output" no "$([ -e other.prof ] && echo yes || echo no)"
-"$OCREC" autofdo -i other.data --binary inl --force -o other.prof 2>/dev/null
+"$OCREC" autofdo --line-counts max -i other.data --binary inl --force -o other.prof 2>/dev/null
 check_files_eq "--force: the same profile as with the right id" pie.ocrec other.prof
 
 # two inputs of one binary merge
-"$OCREC" autofdo -i pie.data -i pie.data --binary inl -o two.prof 2>/dev/null
+"$OCREC" autofdo --line-counts max -i pie.data -i pie.data --binary inl -o two.prof 2>/dev/null
 check_eq "two inputs: the total doubles" \
 	"$(( $(sed -n '1s/^work:\([0-9]*\):.*/\1/p' pie.ocrec) * 2 ))" "$(sed -n '1s/^work:\([0-9]*\):.*/\1/p' two.prof)"

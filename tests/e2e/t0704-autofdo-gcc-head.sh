@@ -4,7 +4,9 @@
 # call has a sample, gcc 12 scales the function's annotated counts to that
 # head count and every count of the function becomes 0, the hot loop
 # included. The gcc profile gives such a function a head count of 1. The
-# trace is perf-script text written from the binary's own addresses.
+# trace is perf-script text written from the binary's own addresses. The
+# profile also lists main(), which has no sample, with zero counts, and
+# ocrec says which gcc options to use.
 . "$(dirname "$0")/../lib.sh"
 need_cmd gcc-12 objdump
 cd "$TMP" || exit 1
@@ -40,7 +42,7 @@ fi
 } >once.script
 
 "$OCREC" autofdo --perfscript once.script --binary once -o once.prof 2>/dev/null
-"$OCREC" autofdo --perfscript once.script --binary once --format gcc -o once.gcov 2>/dev/null
+"$OCREC" autofdo --perfscript once.script --binary once --format gcc -o once.gcov 2>gcov.err
 check_match "no sample enters run(): head count 0 in the LLVM profile" '^run:[0-9]+:0$' "$(cat once.prof)"
 hot=$(awk '/^run:/ { f = 1; next } /^[^ ]/ { f = 0 } f && $2 + 0 > max { max = $2 + 0 } END { print max + 0 }' once.prof)
 check_match "the loop has the trace's count" '^[1-9][0-9]{3}$' "$hot"
@@ -51,3 +53,16 @@ body=$(awk '/^long int run \(/ { f = 1 } f { print } f && /^}/ { exit }' afdo.du
 	grep -o '<bb [0-9]*> \[count: [0-9]*\]' | tr '\n' ' ')
 check_match "gcc-12 annotates run()'s loop with its count ($hot)" "count: $hot\]" "$body"
 check_match "and its first block with the head count 1" '<bb 2> \[count: 1\]' "$body"
+
+# main() has no sample: it is listed with zero counts, and gcc 12 annotates
+# its blocks with 0 (optimized as code that never ran, as with PGO), not
+# with its own guesses as for a function the profile does not name
+main_counts() {
+	awk '/^int main \(/ { f = 1 } f { print } f && /^}/ { exit }' "$1" | grep -o '<bb [0-9]*> \[[a-z ]*count: [0-9]*' | tr '\n' ' '
+}
+check_match "main() without samples: its blocks count 0" '^<bb 2> \[count: 0 ' "$(main_counts afdo.dump)"
+"$OCREC" autofdo --perfscript once.script --binary once --format gcc --sampled-only -o sampled.gcov 2>/dev/null &&
+	gcc-12 -O2 -g -fauto-profile=sampled.gcov -fdump-ipa-afdo=sampled.dump -c once.c -o sampled.o 2>/dev/null
+check_match "--sampled-only: main() keeps gcc's guessed counts" '^<bb 2> \[local count: [1-9]' "$(main_counts sampled.dump)"
+check_match "stderr: the gcc options to use with the profile" \
+	'^ocrec autofdo: gcc: use -fauto-profile=once.gcov -fno-tracer$' "$(cat gcov.err)"

@@ -88,7 +88,7 @@ static void autofdo(const char *path, const uint64_t *a, size_t na)
 	if (n)
 		afdo_counts_add_stack(c, lbr, n, 3);
 	for (flavor = AFDO_LLVM; flavor <= AFDO_GCC; flavor++) {
-		struct afdo_profile *p = afdo_build(b, c, flavor);
+		struct afdo_profile *p = afdo_build(b, c, &(struct afdo_build_opts){ .flavor = flavor });
 		if (p) {
 			if (flavor == AFDO_LLVM) {
 				afdo_write_llvm_text(p, devnull);

@@ -49,7 +49,7 @@ static void autofdo(const char *path)
 	struct afdo_profile *p;
 
 	if (afdo_read_perfscript(path, bin, c, NULL) == 0) {
-		p = afdo_build(bin, c, AFDO_LLVM);
+		p = afdo_build(bin, c, &(struct afdo_build_opts){ .flavor = AFDO_LLVM });
 		if (p) {
 			afdo_write_llvm_text(p, devnull);
 			afdo_profile_free(p);

@@ -2,14 +2,16 @@
  * with ocrec's own profile builder and writers: the ceiling of what sampled
  * branch stacks can give (bench/autofdo-accuracy.sh, docs/autofdo.md).
  *
- * usage: afdo-exact --binary PROG [--format llvm|gcc] -o OUT CALLGRIND.OUT
+ * usage: afdo-exact --binary PROG [--format llvm|gcc] [--line-counts max] -o OUT CALLGRIND.OUT
  *
  * The input is what `valgrind --tool=callgrind --dump-instr=yes
  * --collect-jumps=yes --compress-strings=no --compress-pos=no` writes: the
  * executions of every instruction (each becomes a one-instruction range, as
  * if every instruction had been sampled) and the calls and jumps taken (a
  * branch into a function's entry is a call: head counts and call targets).
- * Addresses in it are the object's own (link-time) addresses.
+ * Addresses in it are the object's own (link-time) addresses. The object
+ * is PROG, or a file of the same name (valgrind may have run a copy without
+ * debug info).
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -26,11 +28,17 @@ static void __attribute__((noreturn)) die(const char *what)
 	exit(2);
 }
 
-/* Is the object named by an ob=/cob= line the profiled binary? */
+/* Is the object named by an ob=/cob= line the profiled binary? The same
+ * file, or one of the same name (a copy without debug info: valgrind 3.19
+ * gives up on some of clang 14's DWARF 5). */
 static bool is_binary(const char *obj, const char *real)
 {
 	char r[PATH_MAX];
-	return realpath(obj, r) && !strcmp(r, real);
+	const char *a = strrchr(obj, '/'), *b = strrchr(real, '/');
+
+	if (realpath(obj, r) && !strcmp(r, real))
+		return true;
+	return !strcmp(a ? a + 1 : obj, b ? b + 1 : real);
 }
 
 int main(int argc, char **argv)
@@ -38,7 +46,7 @@ int main(int argc, char **argv)
 	const char *binary = NULL, *out = NULL, *format = "llvm", *input = NULL;
 	char real[PATH_MAX], *line = NULL;
 	size_t cap = 0;
-	bool in_obj = false, callee_in = false, pending = false, pending_in = false;
+	bool in_obj = false, callee_in = false, pending = false, pending_in = false, max_lines = false;
 	uint64_t pending_to = 0, pending_count = 0;
 	struct afdo_binary *bin;
 	struct afdo_counts *counts;
@@ -53,6 +61,8 @@ int main(int argc, char **argv)
 			format = argv[++i];
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
+		else if (!strcmp(argv[i], "--line-counts") && i + 1 < argc)
+			max_lines = !strcmp(argv[++i], "max");
 		else if (!input && argv[i][0] != '-')
 			input = argv[i];
 		else
@@ -110,7 +120,9 @@ int main(int argc, char **argv)
 	fclose(in);
 	if (!afdo_counts_nr_in_binary(counts))
 		die("no instruction of the binary in the callgrind file");
-	prof = afdo_build(bin, counts, !strcmp(format, "gcc") ? AFDO_GCC : AFDO_LLVM);
+	prof = afdo_build(bin, counts, &(struct afdo_build_opts){
+				  .flavor = !strcmp(format, "gcc") ? AFDO_GCC : AFDO_LLVM,
+				  .lines = max_lines ? AFDO_LINES_MAX : AFDO_LINES_FLOW });
 	fp = fopen(out, "w");
 	if (!fp)
 		die("cannot write the output");
@@ -122,6 +134,6 @@ int main(int argc, char **argv)
 	afdo_binary_close(bin);
 	return 0;
 usage:
-	fprintf(stderr, "usage: afdo-exact --binary PROG [--format llvm|gcc] -o OUT CALLGRIND.OUT\n");
+	fprintf(stderr, "usage: afdo-exact --binary PROG [--format llvm|gcc] [--line-counts max] -o OUT CALLGRIND.OUT\n");
 	return 2;
 }

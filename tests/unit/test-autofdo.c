@@ -179,7 +179,7 @@ static void test_profile(void)
 	s[1] = in(fr[0].lo - 1, work);
 	for (int i = 0; i < 10; i++)
 		afdo_counts_add_stack(c, s, 2, 1);
-	p = afdo_build(b, c, AFDO_LLVM);
+	p = afdo_build(b, c, &(struct afdo_build_opts){ AFDO_LLVM, AFDO_LINES_FLOW, false });
 	CHECK(afdo_profile_nr_functions(p) >= 1, "profile has functions");
 	fp = open_memstream(&text, &len);
 	CHECK_INT(afdo_write_llvm_text(p, fp), 0, "LLVM text written");
@@ -189,7 +189,7 @@ static void test_profile(void)
 	CHECK(strstr(text, " scale:") != NULL, "inlined scale() is a nested callsite");
 	afdo_profile_free(p);
 
-	p = afdo_build(b, c, AFDO_GCC);
+	p = afdo_build(b, c, &(struct afdo_build_opts){ AFDO_GCC, AFDO_LINES_FLOW, false });
 	gcov = xasprintf("%s/p.gcov", dir);
 	fp = fopen(gcov, "wb");
 	CHECK_INT(afdo_write_gcc(p, fp), 0, "gcov written");
@@ -355,7 +355,7 @@ static void test_gcc_line_max(void)
 		s[1] = in(hi_ip, hi_ip);
 		afdo_counts_add_stack(c, s, 2, 3);
 	}
-	p = afdo_build(b, c, AFDO_GCC);
+	p = afdo_build(b, c, &(struct afdo_build_opts){ AFDO_GCC, AFDO_LINES_MAX, false });
 	fp = open_memstream(&buf, &len);
 	CHECK_INT(afdo_write_gcc(p, fp), 0, "gcov written");
 	fclose(fp);
@@ -365,6 +365,18 @@ static void test_gcc_line_max(void)
 		CHECK_INT(counts[n - 1], 10, "the line's largest count is its last pos count");
 		CHECK_INT(offsets[n - 1] & 0xffff, lo_disc, "and keeps its discriminator");
 	}
+	/* the flow of control: the high discriminator's 3 came from the low
+	 * one's code, so the line ran 10 times, not 13 */
+	afdo_profile_free(p);
+	free(buf);
+	buf = NULL;
+	afdo_counts_add_branch(c, lo_ip, hi_ip, 3);
+	p = afdo_build(b, c, &(struct afdo_build_opts){ AFDO_GCC, AFDO_LINES_FLOW, false });
+	fp = open_memstream(&buf, &len);
+	CHECK_INT(afdo_write_gcc(p, fp), 0, "gcov written (flow)");
+	fclose(fp);
+	n = gcov_line_counts(buf, len, "count", line - decl, offsets, counts, 16);
+	CHECK(n >= 1 && counts[n - 1] == 10, "flow: a line entered once and continued counts once");
 out:
 	afdo_profile_free(p);
 	afdo_counts_free(c);
