@@ -1,33 +1,51 @@
 #!/bin/sh
 # bench/autofdo-gawk.sh — the article's AutoFDO experiment on gawk, for both compilers:
-#   1. apt-get source gawk (adds a deb-src entry when none exists; needs root and network)
+#   1. apt-get source gawk (adds a deb-src entry when none exists; needs root and
+#      network): bench/gawk-common.sh, which bench/bolt-gawk.sh shares
 #   2. build gawk -O2 -g with gcc and with clang
 #   3. profile a text-processing awk workload with `ocrec record -b` (hardware LBR
 #      or ocrec's software sampler) and `ocrec autofdo`
-#   4. rebuild with the profiles: gcc -fauto-profile, clang -fprofile-sample-use
-#   5. time base vs optimized in interleaved pairs (n >= 20) and print the
-#      speedup with its spread (mean and 95% interval of the per-pair ratios),
-#      in CPU time (user + sys of the workload) and in wall time
-# Not part of CI. usage: sh bench/autofdo-gawk.sh [BUILD-DIR] [PAIRS] [WORKDIR]
-# (PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile; default 4 at 4000;
+#   4. rebuild with the profiles (gcc -fauto-profile with the flags ocrec
+#      recommends, clang -fprofile-sample-use), and with instrumented PGO
+#      trained on the same workload (gcc -fprofile-generate/-use, clang
+#      -fprofile-instr-generate/-use)
+#   5. the profiles' accuracy against gcov's counts of the same workload, with
+#      the metric of bench/autofdo-accuracy.sh (bench/autofdo-overlap.py):
+#      "overlap gcc: 0.NNN", "overlap llvm: 0.NNN"
+#   6. time the plain, AutoFDO and PGO builds of both compilers in one
+#      interleaved run of ROUNDS rounds (each round runs all of them, in an
+#      order that rotates) and print each speedup over its compiler's plain
+#      build (mean and 95% interval of the per-round ratios), in CPU time
+#      (user + sys of the workload) and in wall time, and the share of PGO's
+#      gain that AutoFDO reaches (ratio of the mean gains, 95% bootstrap
+#      interval)
+# Not part of CI. usage: sh bench/autofdo-gawk.sh [BUILD-DIR] [ROUNDS] [WORKDIR]
+# ROUNDS >= 20. Builds run under nice, the timed runs do not.
+# PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile (default 4 at 4000);
 # GAWK_LOCALE sets the locale of the profiled and timed runs, default C.UTF-8;
 # GAWK_SCRIPT=FILE.awk [GAWK_INPUT=FILE] profiles and times another workload: its
-# profiles and optimized builds are named after it, the base builds are shared)
+# profiles and optimized builds are named after it, the base builds are shared;
+# GCC_AFDO_FLAGS replaces the flags added to gcc -fauto-profile; EXACT=1 also
+# makes profiles from callgrind's exact counts (tests/helpers/afdo-exact),
+# prints their overlap (the metric's ceiling) and times the builds made with
+# them (what AutoFDO gives when sampling loses nothing); VERBOSE=1 lists the
+# lines that lose the most.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
-PAIRS=${2:-20}
+ROUNDS=${2:-20}
 WORK=${3:-/tmp/ocrec-gawk}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OCREC=${OCREC:-$BUILD/ocrec}
 [ -x "$OCREC" ] || { echo "autofdo-gawk.sh: no $OCREC (make BUILD=...)" >&2; exit 2; }
-[ "$PAIRS" -ge 20 ] || { echo "autofdo-gawk.sh: use at least 20 pairs" >&2; exit 2; }
-for c in gcc-12 clang-14 python3 make; do
+[ "$ROUNDS" -ge 20 ] || { echo "autofdo-gawk.sh: use at least 20 rounds" >&2; exit 2; }
+LLVM=/usr/lib/llvm-14/bin
+for c in gcc-12 gcov-12 clang-14 python3 make $LLVM/llvm-profdata $LLVM/llvm-dwarfdump; do
 	command -v $c >/dev/null 2>&1 || { echo "autofdo-gawk.sh: $c is not installed" >&2; exit 2; }
 done
 mkdir -p "$WORK"
 cd "$WORK"
-# 1-2. the gawk source, builds and workload bench/bolt-gawk.sh shares
+# 1-2. the gawk source, builds, workload and PGO bench/bolt-gawk.sh shares
 TOOL=autofdo-gawk.sh
 . "$ROOT/bench/gawk-common.sh"
 gawk_source
@@ -44,55 +62,137 @@ build base-clang clang-14 "-O2 -g -fdebug-info-for-profiling"
 PROFILE_RUNS=${PROFILE_RUNS:-4}
 PROFILE_FREQ=${PROFILE_FREQ:-4000}
 profile() {  # BUILD FORMAT OUT
+	if [ -f "$3" ] && [ "$3" -nt "$1/gawk" ]; then
+		return
+	fi
 	inputs=
 	for r in $(seq "$PROFILE_RUNS"); do
 		"$OCREC" record -q -b -F "$PROFILE_FREQ" -o "$1.$NAME.$r.data" "$1/gawk" -f "$NAME.awk" "$INPUT" >/dev/null
 		inputs="$inputs -i $1.$NAME.$r.data"
 	done
 	# shellcheck disable=SC2086
-	"$OCREC" autofdo $inputs --binary "$1/gawk" --format "$2" -o "$3"
+	"$OCREC" autofdo $inputs --binary "$1/gawk" --format "$2" -o "$3" 2>"$3.log"
 }
-# the default workload keeps its old names (gawk.gcov, fdo-gcc, ...)
-SUFFIX=; [ "$NAME" = work ] || SUFFIX=-$NAME
 profile base-gcc gcc "gawk$SUFFIX.gcov"
 profile base-clang llvm "gawk$SUFFIX.prof"
-build "fdo-gcc$SUFFIX" gcc-12 "-O2 -g -fauto-profile=$WORK/gawk$SUFFIX.gcov" "gawk$SUFFIX.gcov"
+# the flags `ocrec autofdo --format gcc` recommends on its stderr
+GCC_AFDO_FLAGS=${GCC_AFDO_FLAGS-$(sed -n 's/^ocrec autofdo: gcc: use -fauto-profile=[^ ]* *//p' "gawk$SUFFIX.gcov.log")}
+build "fdo-gcc$SUFFIX" gcc-12 "-O2 -g -fauto-profile=$WORK/gawk$SUFFIX.gcov $GCC_AFDO_FLAGS" "gawk$SUFFIX.gcov"
 build "fdo-clang$SUFFIX" clang-14 "-O2 -g -fdebug-info-for-profiling -fprofile-sample-use=$WORK/gawk$SUFFIX.prof" "gawk$SUFFIX.prof"
+
+# instrumented PGO trained on the same workload
+gawk_pgo
+
 # the optimized builds must compute the same result
-for b in base-gcc "fdo-gcc$SUFFIX" base-clang "fdo-clang$SUFFIX"; do
+BINS="base-gcc fdo-gcc$SUFFIX pgo-gcc$SUFFIX base-clang fdo-clang$SUFFIX pgo-clang$SUFFIX"
+for b in $BINS; do
 	"$b/gawk" -f "$NAME.awk" "$INPUT" >"$b.out"
 	cmp -s base-gcc.out "$b.out" || { echo "autofdo-gawk.sh: $b/gawk prints a different result" >&2; exit 1; }
 done
 echo "workload: $NAME.awk on $INPUT; result: $(head -c 200 base-gcc.out | head -n 3) (LC_ALL=$LC_ALL)"
+echo "gcc -fauto-profile flags: ${GCC_AFDO_FLAGS:-(none)}"
 
-# 5. interleaved pairs; the order inside a pair alternates. CPU time (user +
-# sys from wait4) is printed beside wall time: it leaves out the time the
-# workload waits for a core on a shared machine (not the slowdown from
-# sharing its caches).
-measure() {  # BASE OPT LABEL
-	python3 - "$1/gawk" "$2/gawk" "$PAIRS" "$3" "$NAME.awk" "$INPUT" <<'EOF'
-import os, statistics, subprocess, sys, time
-base, opt, pairs, label, script, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-def run(prog):
+# 5. accuracy against gcov's counts of the workload (a -O0 --coverage build)
+build gcov-gcc gcc-12 "-O0 -g --coverage"
+if [ ! -f "gcov$SUFFIX.stamp" ] || [ gcov-gcc/gawk -nt "gcov$SUFFIX.stamp" ]; then
+	find gcov-gcc -name '*.gcda' -delete
+	gawk_run gcov-gcc/gawk
+	rm -rf "gcov$SUFFIX.d" && mkdir "gcov$SUFFIX.d"
+	for d in gcov-gcc gcov-gcc/support; do
+		(cd "$d" && gcov-12 --json-format ./*.gcda >/dev/null 2>&1)
+		for j in "$d"/*.gcov.json.gz; do
+			mv "$j" "gcov$SUFFIX.d/$(basename "$d")-$(basename "$j")"
+		done
+	done
+	touch "gcov$SUFFIX.stamp"
+fi
+set --
+if [ "${EXACT:-0}" = 1 ]; then
+	EXACT_TOOL=$BUILD/tests/helpers/afdo-exact
+	[ -x "$EXACT_TOOL" ] || { echo "autofdo-gawk.sh: EXACT=1 needs $EXACT_TOOL (make test-bins)" >&2; exit 2; }
+	# callgrind runs a copy without debug info: valgrind 3.19 gives up on
+	# clang 14's DWARF 5 in gawk, and the profile needs only addresses
+	for c in gcc clang; do
+		fmt=gcc; [ $c = gcc ] || fmt=llvm
+		if [ ! -f "exact-$c$SUFFIX.$fmt" ] || [ "base-$c/gawk" -nt "exact-$c$SUFFIX.$fmt" ]; then
+			mkdir -p "nodebug-$c" && objcopy --strip-debug "base-$c/gawk" "nodebug-$c/gawk"
+			valgrind -q --tool=callgrind --dump-instr=yes --collect-jumps=yes --compress-strings=no \
+				--compress-pos=no --callgrind-out-file="exact-$c$SUFFIX.callgrind" \
+				"nodebug-$c/gawk" -f "$NAME.awk" "$INPUT" >/dev/null 2>"exact-$c$SUFFIX.log"
+			"$EXACT_TOOL" --binary "base-$c/gawk" --format $fmt -o "exact-$c$SUFFIX.$fmt" "exact-$c$SUFFIX.callgrind"
+		fi
+	done
+	set -- --profile exact-gcc gcc base-gcc/gawk "exact-gcc$SUFFIX.gcc" --binary-root exact-gcc=base-gcc \
+		--profile exact-llvm llvm base-clang/gawk "exact-clang$SUFFIX.llvm" --binary-root exact-llvm=base-clang
+fi
+# timing groups: COMPILER|PLAIN|NAME=BUILD...; EXACT=1 adds the builds made
+# with the exact profiles: what AutoFDO gives when sampling loses nothing
+GCC_GROUP="gcc-12|base-gcc|AutoFDO=fdo-gcc$SUFFIX|PGO=pgo-gcc$SUFFIX"
+CLANG_GROUP="clang-14|base-clang|AutoFDO=fdo-clang$SUFFIX|PGO=pgo-clang$SUFFIX"
+if [ "${EXACT:-0}" = 1 ]; then
+	build "fdo-exact-gcc$SUFFIX" gcc-12 "-O2 -g -fauto-profile=$WORK/exact-gcc$SUFFIX.gcc $GCC_AFDO_FLAGS" "exact-gcc$SUFFIX.gcc"
+	build "fdo-exact-clang$SUFFIX" clang-14 "-O2 -g -fdebug-info-for-profiling -fprofile-sample-use=$WORK/exact-clang$SUFFIX.llvm" "exact-clang$SUFFIX.llvm"
+	for b in "fdo-exact-gcc$SUFFIX" "fdo-exact-clang$SUFFIX"; do
+		"$b/gawk" -f "$NAME.awk" "$INPUT" >"$b.out"
+		cmp -s base-gcc.out "$b.out" || { echo "autofdo-gawk.sh: $b/gawk prints a different result" >&2; exit 1; }
+	done
+	GCC_GROUP="$GCC_GROUP|exact=fdo-exact-gcc$SUFFIX"
+	CLANG_GROUP="$CLANG_GROUP|exact=fdo-exact-clang$SUFFIX"
+fi
+python3 "$ROOT/bench/autofdo-overlap.py" ${VERBOSE:+-v} --root gcov-gcc --gcov "gcov$SUFFIX.d"/*.gcov.json.gz "$@" \
+	--profile gcc gcc base-gcc/gawk "gawk$SUFFIX.gcov" --binary-root gcc=base-gcc \
+	--profile llvm llvm base-clang/gawk "gawk$SUFFIX.prof" --binary-root llvm=base-clang
+
+# 6. one interleaved run of all the builds. CPU time (user + sys from wait4)
+# is printed beside wall time: it leaves out the time the workload waits for
+# a core on a shared machine (not the slowdown from sharing its caches).
+echo "load before timing: $(uptime)"
+python3 - "$ROUNDS" "$NAME.awk" "$INPUT" "$GCC_GROUP" "$CLANG_GROUP" <<'EOF'
+import os, random, statistics, subprocess, sys, time
+rounds, script, data = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+groups = []
+for g in sys.argv[4:]:
+    label, base, *rest = g.split("|")
+    groups.append((label, base, [r.split("=", 1) for r in rest]))
+bins = [b for _, base, rest in groups for b in [base] + [d for _, d in rest]]
+def run(b):
     t = time.perf_counter()
-    p = subprocess.Popen([prog, "-f", script, data], stdout=subprocess.DEVNULL)
+    p = subprocess.Popen([b + "/gawk", "-f", script, data], stdout=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     if status:
-        sys.exit(f"autofdo-gawk.sh: {prog} failed (wait status {status})")
+        sys.exit(f"autofdo-gawk.sh: {b}/gawk failed (wait status {status})")
     return time.perf_counter() - t, ru.ru_utime + ru.ru_stime
-times = {base: [], opt: []}
-for i in range(pairs):
-    for prog in ((opt, base) if i % 2 else (base, opt)):
-        times[prog].append(run(prog))
-for k, name in ((1, "cpu "), (0, "wall")):
-    b = [t[k] for t in times[base]]
-    o = [t[k] for t in times[opt]]
-    ratios = [x / y for x, y in zip(b, o)]
-    m = statistics.mean(ratios)
-    half = 1.96 * statistics.stdev(ratios) / len(ratios) ** 0.5
-    print(f"{label} {name}: base {statistics.median(b)*1000:.1f} ms, AutoFDO {statistics.median(o)*1000:.1f} ms, "
-          f"speedup {100*(m-1):+.1f}% ± {100*half:.1f}% (95% interval, {pairs} interleaved pairs)")
+times = {b: [] for b in bins}
+for i in range(rounds):
+    # the order rotates, and every other round runs backwards
+    order = bins[i % len(bins):] + bins[:i % len(bins)]
+    if i % 2:
+        order.reverse()
+    for b in order:
+        times[b].append(run(b))
+def half_interval(xs):
+    return 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
+rng = random.Random(1)
+def share(num, den):
+    """mean(num) / mean(den) and its 95% bootstrap interval over the rounds"""
+    boot = []
+    for _ in range(2000):
+        idx = [rng.randrange(rounds) for _ in range(rounds)]
+        d = statistics.mean(den[i] for i in idx)
+        if d > 0:
+            boot.append(statistics.mean(num[i] for i in idx) / d)
+    boot.sort()
+    interval = f" [{100*boot[int(0.025*len(boot))]:.0f} to {100*boot[int(0.975*len(boot))-1]:.0f}%]" if boot else ""
+    return f"{100*statistics.mean(num)/statistics.mean(den):.0f}% of PGO's gain{interval}"
+for k, kind in ((1, "cpu "), (0, "wall")):
+    for label, base, rest in groups:
+        b = [t[k] for t in times[base]]
+        gain = {name: [x / y[k] - 1 for x, y in zip(b, times[d])] for name, d in rest}
+        print(f"{label} {kind}: plain {statistics.median(b)*1000:.1f} ms; "
+              + ", ".join(f"{n} {100*statistics.mean(g):+.1f}% ± {100*half_interval(g):.1f}%" for n, g in gain.items())
+              + f" ({rounds} rounds)")
+        for name in gain:
+            if name != "PGO":
+                print(f"{label} {kind}: {name} reaches {share(gain[name], gain['PGO'])}")
 EOF
-}
-measure base-gcc "fdo-gcc$SUFFIX" "gcc-12   -fauto-profile       "
-measure base-clang "fdo-clang$SUFFIX" "clang-14 -fprofile-sample-use "
+echo "load after timing: $(uptime)"
