@@ -101,9 +101,6 @@ struct bolt_func *bolt_func_at(const struct bolt_binary *b, uint64_t addr)
 	return i >= 0 && b->funcs[i].addr == addr ? &b->funcs[i] : NULL;
 }
 
-bool bolt_binary_fixed_address(const struct bolt_binary *b) { return b->fixed_address; }
-bool bolt_binary_relocations(const struct bolt_binary *b) { return b->relocs; }
-size_t bolt_binary_nr_functions(const struct bolt_binary *b) { return b->nr_funcs; }
 
 /* --- opening ---------------------------------------------------------------- */
 
@@ -1212,7 +1209,6 @@ struct bolt_binary *bolt_binary_open(const char *path, const char *symbols)
 		oc_err("%s: not an x86-64 ELF file (BOLT profiles are made for x86-64 here)", path);
 		goto fail;
 	}
-	b->fixed_address = eh.e_type == ET_EXEC;
 	b->build_id_len = sym_elf_build_id(b->elf, b->build_id);
 	if (read_sections(b) != 0)
 		goto fail;

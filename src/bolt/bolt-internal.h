@@ -76,7 +76,6 @@ struct bolt_binary {
 	struct Elf *elf, *sym_elf;
 	uint8_t build_id[20];
 	size_t build_id_len;
-	bool fixed_address;         /* ET_EXEC */
 	bool relocs;                /* .rela.text: relocation (and strict) mode */
 	struct bolt_section *sections;
 	size_t nr_sections;

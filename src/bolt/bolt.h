@@ -27,11 +27,6 @@ struct bolt_profile;
  * NULL for path itself. NULL + oc_err() when unreadable or not x86-64. */
 struct bolt_binary *bolt_binary_open(const char *path, const char *symbols);
 void bolt_binary_close(struct bolt_binary *b);
-/* Is it mapped at a fixed address (ET_EXEC)? BOLT's HasFixedLoadAddress. */
-bool bolt_binary_fixed_address(const struct bolt_binary *b);
-/* Relocation mode: the file keeps its static relocations (-Wl,--emit-relocs). */
-bool bolt_binary_relocations(const struct bolt_binary *b);
-size_t bolt_binary_nr_functions(const struct bolt_binary *b);
 
 /* --- counters --- */
 /* One branch-stack entry. Addresses inside the binary are its own virtual
@@ -50,9 +45,12 @@ void bolt_profile_add_stack(struct bolt_profile *p, const struct bolt_branch *e,
 void bolt_profile_add_sample(struct bolt_profile *p, uint64_t ip, bool in_binary, const char *event);
 
 struct bolt_stats {
-	uint64_t stacks, entries;        /* branch stacks and their entries */
+	uint64_t stacks;                 /* branch stacks */
 	uint64_t samples;                /* samples without branch stacks */
-	uint64_t traces, invalid_traces, long_range_traces;
+	/* straight runs between two entries, and those that start in one function
+	 * of the binary and end in another (perf2bolt's "traces mismatching
+	 * disassembled function contents": many of them mean another binary) */
+	uint64_t traces, mismatched_traces;
 	bool mispred_missing;            /* an entry had neither P nor M */
 };
 void bolt_profile_stats(const struct bolt_profile *p, struct bolt_stats *out);

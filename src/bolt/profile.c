@@ -152,7 +152,6 @@ void bolt_profile_add_stack(struct bolt_profile *p, const struct bolt_branch *e,
 
 		if ((!e[i].from_in && e[i].from >= KERNEL_BASE) || (!e[i].to_in && e[i].to >= KERNEL_BASE))
 			continue;
-		p->stats.entries++;
 		if (!e[i].mispred && !e[i].predicted)
 			p->stats.mispred_missing = true;
 		ff = func_near(p, from);
@@ -166,9 +165,7 @@ void bolt_profile_add_stack(struct bolt_profile *p, const struct bolt_branch *e,
 				else
 					s->b++;
 			} else if (tf && next_f) {
-				p->stats.invalid_traces++;
-			} else {
-				p->stats.long_range_traces++;
+				p->stats.mismatched_traces++;
 			}
 			p->stats.traces++;
 		}
@@ -235,32 +232,32 @@ static void add_line(struct hmap *l, long ff, uint64_t fo, long tf, uint64_t to,
 }
 
 /* DataAggregator::getFallthroughsInTrace: the fall-through edges (block's
- * last instruction -> next block) a trace [from, to] runs through; false
- * when the trace does not fit the function's blocks. */
-static bool fallthroughs(const struct bolt_func *f, uint64_t first_from, uint64_t from_addr, uint64_t to_addr,
+ * last instruction -> next block) a trace [from, to] runs through; none when
+ * the trace does not fit the function's blocks. */
+static void fallthroughs(const struct bolt_func *f, uint64_t first_from, uint64_t from_addr, uint64_t to_addr,
 			 struct hmap *out, long fi, uint64_t count)
 {
 	uint64_t from = from_addr - f->addr, to = to_addr - f->addr;
 	long fb, tb, k;
 
 	if (!f->simple || !f->nr_blocks || from > to)
-		return false;
+		return;
 	fb = bolt_block_containing(f, from);
 	tb = bolt_block_containing(f, to);
 	if (fb < 0 || tb < 0)
-		return false;
+		return;
 	/* a return to the block after a call: the call's block falls through */
 	if (from == f->blocks[fb].offset && !(first_from != OUTSIDE && bolt_func_contains(f, first_from)) &&
-	    !f->blocks[fb].entry && !f->blocks[fb].landing_pad && fb > 0 && f->blocks[fb - 1].next_is_succ && f->blocks[fb - 1].ends_in_call)
+	    !f->blocks[fb].entry && !f->blocks[fb].landing_pad && fb > 0 && f->blocks[fb - 1].next_is_succ &&
+	    f->blocks[fb - 1].ends_in_call)
 		fb--;
 	if (fb == tb)
-		return true;
+		return;
 	for (k = fb; k < tb; k++)
 		if (!f->blocks[k].next_is_succ)
-			return false;
+			return;
 	for (k = fb; k < tb; k++)
 		add_line(out, fi, f->blocks[k].last, fi, f->blocks[k + 1].offset, count, 0);
-	return true;
 }
 
 /* DataAggregator::doTrace */
@@ -269,10 +266,8 @@ static void do_trace(struct bolt_profile *p, struct hmap *out, uint64_t first_fr
 {
 	struct bolt_func *ff = func_of(p, from), *tf = func_of(p, to);
 
-	if (!ff || !tf)
-		p->stats.long_range_traces += count;
-	else if (ff != tf || !fallthroughs(ff, first_from, from, to, out, ff - p->bin->funcs, count))
-		p->stats.invalid_traces += count;
+	if (ff && ff == tf)
+		fallthroughs(ff, first_from, from, to, out, ff - p->bin->funcs, count);
 }
 
 /* DataAggregator::doBranch: within a function (not to its entry), or a call,

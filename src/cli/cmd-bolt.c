@@ -230,6 +230,11 @@ int cmd_bolt(int argc, char **argv)
 			  "(record with -b, or leave out --pre-aggregated for the no_lbr form)", inputs[0]);
 		goto out;
 	}
+	if (st.mismatched_traces * 10 > st.traces)
+		oc_warn("%llu of the %llu straight runs between branch records (%.1f%%) leave the function "
+			"they start in: %s is probably not the binary the samples come from",
+			(unsigned long long)st.mismatched_traces, (unsigned long long)st.traces,
+			100.0 * (double)st.mismatched_traces / (double)st.traces, binary);
 	if (st.stacks && st.mispred_missing && !pre_aggregated)
 		oc_warn("misprediction bit is missing in profile: the branch records do not say which "
 			"branches were mispredicted (ocrec's software sampler cannot know), so those counts are 0");

@@ -160,6 +160,23 @@ check_eq "ocrec autofdo says the same" "$(cat err)" "$(cat afdo.err)"
 check_fails "and writes no profile" test -e refused.fdata
 check "--force uses the data anyway" "$OCREC" bolt -i main.data --binary other/main --force -o forced.fdata
 
+# runs between records that leave their function: another binary, as perf2bolt warns
+fib=$(nm main | awk '$3 == "fib" { print "0x" $1 }')
+util=$(nm main | awk '$3 == "util_work" { print "0x" $1 }')
+if [ -n "$fib" ] && [ -n "$util" ]; then
+	{
+		echo "mmap2 1 0x400000 0x100000 0 $TMP/main"
+		# newest first: a run from fib's start (the older entry's target) to
+		# util_work (the newer entry's source)
+		for i in 1 2 3; do echo "sample 1 1 $fib br $util/$fib/P $util/$fib/P"; done
+	} >cross.spec
+	"$BUILD/tests/helpers/pd-synth" -o cross.data cross.spec 2>err &&
+		"$OCREC" bolt -i cross.data --binary main -o cross.fdata 2>err
+	check_match "traces that leave their function are said to mean another binary" \
+		"warning: 3 of the 3 straight runs between branch records \(100.0%\) leave the function they start in: main is probably not the binary" \
+		"$(cat err)"
+fi
+
 # bad input: one line, exit 2
 "$OCREC" bolt -i main.data --binary missing -o x.fdata 2>err
 check_eq "a missing binary: exit 2" 2 $?
