@@ -10,8 +10,9 @@
 
 #include "bolt/bolt-internal.h"
 #include "util/util.h"
+#include "x86/x86.h"
 
-#define NO_REG 0xff
+#define NO_REG X86_NO_GPR
 #define REG_RIP 16
 
 enum insn_kind {
@@ -93,37 +94,12 @@ struct cfg_ctx {
 
 /* --- capstone ---------------------------------------------------------------- */
 
+/* A memory operand's register: its general register's index, REG_RIP, NO_REG. */
 static unsigned gpr(unsigned reg)
 {
-	static const unsigned short t[][5] = {
-		{ X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
-		{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
-		{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
-		{ X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
-		{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, 0 },
-		{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, 0 },
-		{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, 0 },
-		{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, 0 },
-		{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, 0 },
-		{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, 0 },
-		{ X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, 0 },
-		{ X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, 0 },
-		{ X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, 0 },
-		{ X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, 0 },
-		{ X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, 0 },
-		{ X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, 0 },
-	};
-	unsigned g, k;
+	int bits;
 
-	if (reg == X86_REG_INVALID)
-		return NO_REG;
-	if (reg == X86_REG_RIP)
-		return REG_RIP;
-	for (g = 0; g < 16; g++)
-		for (k = 0; k < 5; k++)
-			if (t[g][k] == reg)
-				return g;
-	return NO_REG;
+	return reg == X86_REG_RIP ? REG_RIP : x86_gpr(reg, &bits);
 }
 
 static bool is_jcc(unsigned id)

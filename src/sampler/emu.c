@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sampler/emu.h"
+#include "x86/x86.h"
 
 enum { F_CF = 1, F_PF = 2, F_ZF = 4, F_SF = 8, F_OF = 16, F_ALL = 31 };
 
@@ -34,44 +35,10 @@ enum uop_kind {
 
 enum alu { A_ADD, A_SUB, A_CMP, A_AND, A_OR, A_XOR, A_TEST };
 
-#define NO_REG 0xff
+#define NO_REG X86_NO_GPR
 #define MEM SWB_MEM_OPND
 
 enum { SEG_NONE, SEG_FS, SEG_GS };
-
-/* Index 0-15 of the general register that holds reg, and reg's width in
- * *bits (0 for AH..BH, which sit 8 bits up). */
-static unsigned gpr(unsigned reg, int *bits)
-{
-	static const struct { unsigned r; unsigned char g, bits; } t[] = {
-		{ X86_REG_RAX, 0, 64 }, { X86_REG_EAX, 0, 32 }, { X86_REG_AX, 0, 16 }, { X86_REG_AL, 0, 8 },
-		{ X86_REG_RCX, 1, 64 }, { X86_REG_ECX, 1, 32 }, { X86_REG_CX, 1, 16 }, { X86_REG_CL, 1, 8 },
-		{ X86_REG_RDX, 2, 64 }, { X86_REG_EDX, 2, 32 }, { X86_REG_DX, 2, 16 }, { X86_REG_DL, 2, 8 },
-		{ X86_REG_RBX, 3, 64 }, { X86_REG_EBX, 3, 32 }, { X86_REG_BX, 3, 16 }, { X86_REG_BL, 3, 8 },
-		{ X86_REG_RSP, 4, 64 }, { X86_REG_ESP, 4, 32 }, { X86_REG_SP, 4, 16 }, { X86_REG_SPL, 4, 8 },
-		{ X86_REG_RBP, 5, 64 }, { X86_REG_EBP, 5, 32 }, { X86_REG_BP, 5, 16 }, { X86_REG_BPL, 5, 8 },
-		{ X86_REG_RSI, 6, 64 }, { X86_REG_ESI, 6, 32 }, { X86_REG_SI, 6, 16 }, { X86_REG_SIL, 6, 8 },
-		{ X86_REG_RDI, 7, 64 }, { X86_REG_EDI, 7, 32 }, { X86_REG_DI, 7, 16 }, { X86_REG_DIL, 7, 8 },
-		{ X86_REG_R8, 8, 64 }, { X86_REG_R8D, 8, 32 }, { X86_REG_R8W, 8, 16 }, { X86_REG_R8B, 8, 8 },
-		{ X86_REG_R9, 9, 64 }, { X86_REG_R9D, 9, 32 }, { X86_REG_R9W, 9, 16 }, { X86_REG_R9B, 9, 8 },
-		{ X86_REG_R10, 10, 64 }, { X86_REG_R10D, 10, 32 }, { X86_REG_R10W, 10, 16 }, { X86_REG_R10B, 10, 8 },
-		{ X86_REG_R11, 11, 64 }, { X86_REG_R11D, 11, 32 }, { X86_REG_R11W, 11, 16 }, { X86_REG_R11B, 11, 8 },
-		{ X86_REG_R12, 12, 64 }, { X86_REG_R12D, 12, 32 }, { X86_REG_R12W, 12, 16 }, { X86_REG_R12B, 12, 8 },
-		{ X86_REG_R13, 13, 64 }, { X86_REG_R13D, 13, 32 }, { X86_REG_R13W, 13, 16 }, { X86_REG_R13B, 13, 8 },
-		{ X86_REG_R14, 14, 64 }, { X86_REG_R14D, 14, 32 }, { X86_REG_R14W, 14, 16 }, { X86_REG_R14B, 14, 8 },
-		{ X86_REG_R15, 15, 64 }, { X86_REG_R15D, 15, 32 }, { X86_REG_R15W, 15, 16 }, { X86_REG_R15B, 15, 8 },
-		{ X86_REG_AH, 0, 0 }, { X86_REG_CH, 1, 0 }, { X86_REG_DH, 2, 0 }, { X86_REG_BH, 3, 0 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].r == reg) {
-			*bits = t[i].bits;
-			return t[i].g;
-		}
-	*bits = 0;
-	return NO_REG;
-}
 
 /* A register operand of 32 or 64 bits (also 8 and 16 with any_width, but
  * not AH..BH); NO_REG otherwise. */
@@ -81,7 +48,7 @@ static unsigned reg_operand(const cs_x86_op *op, int *bits, bool any_width)
 
 	if (op->type != X86_OP_REG)
 		return NO_REG;
-	g = gpr(op->reg, bits);
+	g = x86_gpr(op->reg, bits);
 	if (g == NO_REG || !*bits || (!any_width && *bits < 32))
 		return NO_REG;
 	return g;
@@ -152,7 +119,7 @@ static uint16_t written(csh cs, const cs_insn *in)
 		const cs_x86_op *op = &x->operands[i];
 		unsigned g;
 
-		if (op->type != X86_OP_REG || (g = gpr(op->reg, &bits)) == NO_REG)
+		if (op->type != X86_OP_REG || (g = x86_gpr(op->reg, &bits)) == NO_REG)
 			continue;
 		named |= (uint16_t)(1u << g);
 		if (!op->access || (op->access & CS_AC_WRITE))
@@ -212,12 +179,12 @@ static bool mem_operand(const cs_insn *in, const cs_x86_op *op, struct swb_uop *
 	if (op->mem.base == X86_REG_RIP) {
 		u->mdisp += (int64_t)(in->address + in->size);
 	} else if (op->mem.base != X86_REG_INVALID) {
-		if ((g = gpr(op->mem.base, &bits)) == NO_REG || bits != 64)
+		if ((g = x86_gpr(op->mem.base, &bits)) == NO_REG || bits != 64)
 			return false;
 		u->mbase = (uint8_t)g;
 	}
 	if (op->mem.index != X86_REG_INVALID) {
-		if ((g = gpr(op->mem.index, &bits)) == NO_REG || bits != 64)
+		if ((g = x86_gpr(op->mem.index, &bits)) == NO_REG || bits != 64)
 			return false;
 		u->mindex = (uint8_t)g;
 		u->mscale = (uint8_t)op->mem.scale;
@@ -407,12 +374,12 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		} else {
 			u->imm = o1->mem.disp;
 			if (o1->mem.base != X86_REG_INVALID &&
-			    ((s = gpr(o1->mem.base, &b1)) == NO_REG || b1 != 64))
+			    ((s = x86_gpr(o1->mem.base, &b1)) == NO_REG || b1 != 64))
 				return;
 			u->base = o1->mem.base != X86_REG_INVALID ? (uint8_t)s : NO_REG;
 		}
 		if (o1->mem.index != X86_REG_INVALID) {
-			if ((s = gpr(o1->mem.index, &b1)) == NO_REG || b1 != 64)
+			if ((s = x86_gpr(o1->mem.index, &b1)) == NO_REG || b1 != 64)
 				return;
 			u->index = (uint8_t)s;
 			u->scale = (uint8_t)o1->mem.scale;
@@ -948,7 +915,7 @@ bool swb_emu_matches(const struct swb_emu *e, const struct user_regs_struct *r)
 bool swb_emu_reg(const struct swb_emu *e, unsigned reg, uint64_t *v)
 {
 	int bits;
-	unsigned g = gpr(reg, &bits);
+	unsigned g = x86_gpr(reg, &bits);
 
 	if (g == NO_REG || bits != 64 || !is_known(e, g))
 		return false;
