@@ -47,7 +47,7 @@ same() {
 
 # a non-PIE program linked for BOLT
 cc -O2 -g -fno-pie -no-pie -Wl,--emit-relocs -o main "$SRC/bolt-main.c" "$SRC/bolt-util.c" &&
-	record main ./main 2000000 && same "non-PIE program" main.data main
+	record main ./main 20000000 && same "non-PIE program" main.data main
 check_match "the software sampler's missing misprediction bits are said, as perf2bolt does" \
 	"warning: misprediction bit is missing in profile" "$(cat "non-PIE program.err" 2>/dev/null)"
 
@@ -56,20 +56,20 @@ mkdir lib
 cc -O2 -g -fPIC -shared -Wl,--emit-relocs -o lib/libbolt.so "$SRC/bolt-lib.c" &&
 	cc -O2 -g -fPIE -pie -Wl,--emit-relocs -DWITH_LIB -o pie "$SRC/bolt-main.c" "$SRC/bolt-util.c" \
 		-Llib -lbolt -Wl,-rpath,"$TMP/lib" &&
-	record pie ./pie 1000000 && {
+	record pie ./pie 10000000 && {
 		same "PIE program" pie.data pie
 		same "shared library as the binary" pie.data lib/libbolt.so
 	}
 
 # C++ exceptions: landing pads start basic blocks
-c++ -O2 -g -Wl,--emit-relocs -o exc "$SRC/bolt-exc.cc" && record exc ./exc 100000 &&
+c++ -O2 -g -Wl,--emit-relocs -o exc "$SRC/bolt-exc.cc" && record exc ./exc 1000000 &&
 	same "C++ exceptions" exc.data exc
 
 # a stripped program run from its own directory, its debug file beside it
 mkdir full stripped
 cp main full/prog && objcopy --only-keep-debug full/prog stripped/prog.debug &&
 	strip -o stripped/prog full/prog && objcopy --add-gnu-debuglink=stripped/prog.debug stripped/prog &&
-	record stripped ./stripped/prog 2000000 &&
+	record stripped ./stripped/prog 20000000 &&
 	same "stripped binary with its debug file" stripped.data stripped/prog full/prog
 "$OCREC" bolt -i stripped.data --binary stripped/prog --debug-file full/prog -o debugfile.fdata 2>/dev/null
 check_files_eq "--debug-file names the file with the symbols" "stripped binary with its debug file.ocrec" debugfile.fdata
@@ -92,7 +92,7 @@ else
 fi
 
 # several inputs add up, as merge-fdata adds perf2bolt's files
-if record main2 ./main 1000000; then
+if record main2 ./main 10000000; then
 	"$LLVM/perf2bolt" -p main.data -o one.p2b main >/dev/null 2>&1
 	"$LLVM/perf2bolt" -p main2.data -o two.p2b main >/dev/null 2>&1
 	"$LLVM/merge-fdata" one.p2b two.p2b 2>/dev/null | sort >merged.p2b

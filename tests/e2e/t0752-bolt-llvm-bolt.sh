@@ -15,7 +15,7 @@ SRC=$ROOT/tests/progs
 OPTS="-reorder-blocks=ext-tsp -reorder-functions=hfsort -split-functions -split-all-cold -dyno-stats"
 
 cc -O2 -g -Wl,--emit-relocs -o main "$SRC/bolt-main.c" "$SRC/bolt-util.c" || fail "build" "cc failed"
-if ! "$OCREC" record -q -b -o main.data ./main 2000000 >/dev/null 2>err; then
+if ! "$OCREC" record -q -b -o main.data ./main 20000000 >/dev/null 2>err; then
 	fail "record -b" "$(cat err)"
 	exit 0
 fi
