@@ -81,6 +81,15 @@ const char *fuzz_repo_path(const char *rel)
 	return path;
 }
 
+FILE *fuzz_devnull(void)
+{
+	static FILE *devnull;
+
+	if (!devnull && !(devnull = fopen("/dev/null", "w")))
+		fuzz_fail("cannot open /dev/null: %s", strerror(errno));
+	return devnull;
+}
+
 static void drop(const char *msg)
 {
 	(void)msg;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -25,6 +26,8 @@ const char *fuzz_text(const uint8_t *data, size_t size);
  * checkout the target was built from. Returned string is static storage
  * valid until the next call. */
 const char *fuzz_repo_path(const char *rel);
+/* /dev/null, for the output of the consumers (opened once). */
+FILE *fuzz_devnull(void);
 /* Drop ocrec's warnings (a fuzzer would print millions). */
 void fuzz_quiet(void);
 /* Abort (a finding) with a message: a property the target checks failed. */

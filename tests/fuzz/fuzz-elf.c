@@ -18,7 +18,6 @@
 
 #define MAX_ADDRS 64
 
-static FILE *devnull;
 
 /* The addresses worth asking about: symbol starts and middles, load segments. */
 static size_t addresses(const struct dso *d, uint64_t *a)
@@ -91,10 +90,10 @@ static void autofdo(const char *path, const uint64_t *a, size_t na)
 		struct afdo_profile *p = afdo_build(b, c, &(struct afdo_build_opts){ .flavor = flavor });
 		if (p) {
 			if (flavor == AFDO_LLVM) {
-				afdo_write_llvm_text(p, devnull);
-				afdo_write_llvm_ext(p, devnull);
+				afdo_write_llvm_text(p, fuzz_devnull());
+				afdo_write_llvm_ext(p, fuzz_devnull());
 			} else {
-				afdo_write_gcc(p, devnull);
+				afdo_write_gcc(p, fuzz_devnull());
 			}
 			afdo_profile_free(p);
 		}
@@ -119,13 +118,13 @@ static void bolt(const char *path, const uint64_t *a, size_t na)
 	p = bolt_profile_new(b);
 	if (na)
 		bolt_profile_add_stack(p, br, na);
-	bolt_write_preaggregated(p, devnull);
-	bolt_write_fdata(p, devnull);
+	bolt_write_preaggregated(p, fuzz_devnull());
+	bolt_write_fdata(p, fuzz_devnull());
 	bolt_profile_free(p);
 	p = bolt_profile_new(b);
 	for (i = 0; i < na; i++)
 		bolt_profile_add_sample(p, a[i], true, "cycles");
-	bolt_write_fdata(p, devnull);
+	bolt_write_fdata(p, fuzz_devnull());
 	bolt_profile_free(p);
 	bolt_binary_close(b);
 }
@@ -150,8 +149,5 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	fuzz_quiet();
-	devnull = fopen("/dev/null", "w");
-	if (!devnull)
-		fuzz_fail("cannot open /dev/null");
 	return 0;
 }

@@ -8,19 +8,6 @@
 
 static char tree[512];
 
-/* Does path climb out of its directory (a ".." component)? */
-static bool climbs(const char *path)
-{
-	const char *p = path;
-
-	while ((p = strstr(p, ".."))) {
-		if ((p == path || p[-1] == '/') && (p[2] == 0 || p[2] == '/'))
-			return true;
-		p += 2;
-	}
-	return false;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ev_map_row *rows;
@@ -34,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = xstrdup(fuzz_text(data + 1, size - 1));
 	n = ev_mapfile_parse(text, NULL, &rows);
 	for (k = 0; k < n; k++) {
-		if (!rows[k].pattern || !rows[k].file || !rows[k].type || climbs(rows[k].file))
+		if (!rows[k].pattern || !rows[k].file || !rows[k].type || ev_path_climbs(rows[k].file))
 			fuzz_fail("mapfile row %d: missing field or a file outside the tree", k);
 		ev_map_row_free(&rows[k]);
 	}

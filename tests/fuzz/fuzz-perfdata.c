@@ -13,7 +13,6 @@
 #include "session/session.h"
 #include "util/util.h"
 
-static FILE *devnull;
 static struct sym_options sym;
 
 static void script(const char *path)
@@ -27,10 +26,10 @@ static void script(const char *path)
 	s = session_new(&so);
 	if (session_open(s, path) == 0) {
 		/* every field, whether the samples carry it or not */
-		script_print_header(path, session_info(s), devnull);
+		script_print_header(path, session_info(s), fuzz_devnull());
 		script_print_samples(s, SF_COMM | SF_TID | SF_PID | SF_TIME | SF_CPU | SF_PERIOD | SF_EVENT |
 				     SF_IP | SF_ADDR | SF_BRSTACK | SF_SYM | SF_SYMOFF | SF_DSO | SF_BRSTACKSYM,
-				     devnull);
+				     fuzz_devnull());
 	}
 	session_free(s);
 	oc_err_clear();
@@ -42,7 +41,7 @@ static void report(const char *path, enum report_view view)
 	struct report *rep = report_new(&ro);
 
 	if (report_read_perfdata(rep, path) == 0)
-		report_print(rep, devnull);
+		report_print(rep, fuzz_devnull());
 	report_free(rep);
 	oc_err_clear();
 }
@@ -78,9 +77,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	sym.symfs = symfs;
 	sym.kallsyms = ksyms;
 	sym.quiet = true;
-	devnull = fopen("/dev/null", "w");
-	if (!devnull)
-		fuzz_fail("cannot open /dev/null");
 	/* no build-id cache of the user's: a private one */
 	setenv("XDG_CACHE_HOME", fuzz_dir(), 1);
 	setenv("HOME", fuzz_dir(), 1);

@@ -13,7 +13,6 @@
 #include "session/session.h"
 #include "util/util.h"
 
-static FILE *devnull;
 static char binary[4096];
 static struct afdo_binary *bin;
 
@@ -36,7 +35,7 @@ static void report(const char *path, enum report_view view)
 	ro.session.sym.quiet = true;
 	rep = report_new(&ro);
 	if (report_read_perfscript(rep, path, binary) == 0)
-		report_print(rep, devnull);
+		report_print(rep, fuzz_devnull());
 	else if (!*oc_errmsg())
 		fuzz_fail("report --perfscript failed without saying why");
 	report_free(rep);
@@ -51,7 +50,7 @@ static void autofdo(const char *path)
 	if (afdo_read_perfscript(path, bin, c, NULL) == 0) {
 		p = afdo_build(bin, c, &(struct afdo_build_opts){ .flavor = AFDO_LLVM });
 		if (p) {
-			afdo_write_llvm_text(p, devnull);
+			afdo_write_llvm_text(p, fuzz_devnull());
 			afdo_profile_free(p);
 		}
 	} else if (!*oc_errmsg()) {
@@ -80,9 +79,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	fuzz_quiet();
-	devnull = fopen("/dev/null", "w");
-	if (!devnull)
-		fuzz_fail("cannot open /dev/null");
 	snprintf(binary, sizeof(binary), "%s", fuzz_repo_path("tests/fuzz/corpus/elf/loop"));
 	bin = afdo_binary_open(binary);
 	if (!bin)
