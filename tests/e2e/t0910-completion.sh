@@ -31,7 +31,7 @@ resolve" "$(comp re)"
 check_eq "help COMMAND" "list-events" "$(comp help li)"
 
 # Options: every long option of each command's --help is offered after "--".
-for cmd in record report script list-events resolve download info stat autofdo perf; do
+for cmd in record report script list-events resolve download info stat autofdo bolt perf; do
 	want=$($OCREC "$cmd" --help | grep -E '^ {1,8}-' | sed 's/^ *//; s/  .*$//' |
 		grep -oE -- '--[a-z][-a-z0-9]*' | sort -u)
 	got=$(comp "$cmd" --)
@@ -75,6 +75,7 @@ any,ind_jmp" "$(comp record -b -j any,ind)"
 mkdir "$TMP/d" && : >"$TMP/d/prof.data" && : >"$TMP/d/other"
 check_eq "-o completes files" "$TMP/d/prof.data" "$(comp record -o "$TMP/d/pr")"
 check_eq "-i completes files" "$TMP/d/prof.data" "$(comp report -i "$TMP/d/p")"
+check_eq "bolt --binary completes files" "$TMP/d/prof.data" "$(comp bolt --binary "$TMP/d/pr")"
 
 # The program of record/stat and its arguments are not ocrec's.
 check_eq "after PROG, its own options are not record's" "" "$(comp record -b -o x.data ls --al)"
