@@ -20,22 +20,15 @@ static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
 
 static void cs_load(void)
 {
-	static const char *const names[] = { "libcapstone.so.4", "libcapstone.so", NULL };
-	void *h = dlib_open(names, "libcapstone4");
+	static const char *const libs[] = { "libcapstone.so.4", "libcapstone.so", NULL };
+	/* the functions of cs, in its order (the entry point first: see dlib_load) */
+	static const char *const syms[] = {
+		"cs_open", "cs_close", "cs_option", "cs_disasm_iter", "cs_malloc", "cs_free",
+		"cs_insn_group", "cs_regs_access"
+	};
+	_Static_assert(sizeof(cs) == sizeof(syms) / sizeof(*syms) * sizeof(void *), "a name per member");
 
-	if (!h)
-		return;
-	*(void **)&cs.close = dlib_sym(h, "cs_close");
-	*(void **)&cs.option = dlib_sym(h, "cs_option");
-	*(void **)&cs.disasm_iter = dlib_sym(h, "cs_disasm_iter");
-	*(void **)&cs.malloc = dlib_sym(h, "cs_malloc");
-	*(void **)&cs.free = dlib_sym(h, "cs_free");
-	*(void **)&cs.insn_group = dlib_sym(h, "cs_insn_group");
-	*(void **)&cs.regs_access = dlib_sym(h, "cs_regs_access");
-	/* set last: cs_open() succeeding means every other entry is there */
-	if (cs.close && cs.option && cs.disasm_iter && cs.malloc && cs.free && cs.insn_group &&
-	    cs.regs_access)
-		*(void **)&cs.open = dlib_sym(h, "cs_open");
+	dlib_load(libs, "libcapstone4", syms, (void **)&cs, sizeof(syms) / sizeof(*syms));
 }
 
 /* Every other function needs a handle from cs_open(), so only it loads. */

@@ -4,7 +4,7 @@
 #include "dlib/dlib.h"
 #include "util/util.h"
 
-void *dlib_open(const char *const *names, const char *pkg)
+static void *dlib_open(const char *const *names, const char *pkg)
 {
 	void *h = NULL;
 	size_t i;
@@ -16,11 +16,25 @@ void *dlib_open(const char *const *names, const char *pkg)
 	return h;
 }
 
-void *dlib_sym(void *handle, const char *sym)
+/* The symbol sym of handle, or NULL + a warning when it is missing. */
+static void *dlib_sym(void *handle, const char *sym)
 {
-	void *p = handle ? dlsym(handle, sym) : NULL;
+	void *p = dlsym(handle, sym);
 
-	if (handle && !p)
+	if (!p)
 		oc_warn("%s: %s", sym, dlerror());
 	return p;
+}
+
+void *dlib_load(const char *const *libs, const char *pkg, const char *const *syms, void **fns, size_t n)
+{
+	void *h = dlib_open(libs, pkg);
+	bool all = h != NULL;
+	size_t i;
+
+	for (i = 1; i < n && h; i++)
+		all &= (fns[i] = dlib_sym(h, syms[i])) != NULL;
+	if (all)
+		fns[0] = dlib_sym(h, syms[0]);
+	return h;
 }

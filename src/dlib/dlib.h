@@ -9,11 +9,16 @@
 #ifndef OCREC_DLIB_H
 #define OCREC_DLIB_H
 
-/* dlopen the first of names (NULL-terminated) that loads; NULL + a one-line
- * warning naming pkg (the Debian package) when none does. Thread-safe. */
-void *dlib_open(const char *const *names, const char *pkg);
-/* The symbol sym of handle, or NULL + a warning when it is missing. */
-void *dlib_sym(void *handle, const char *sym);
+#include <stddef.h>
+
+/* Load a shim's library: the first of libs (NULL-terminated) that loads
+ * (none: a one-line warning naming pkg, the Debian package), then
+ * each of syms (n names) into the same slot of fns, an array of n function
+ * pointers (a shim's struct of them, in the order of syms). fns[0], the
+ * entry point every other function needs first, is set last and only when
+ * all the others were found, so the shims test only that one. The handle
+ * (NULL when no library loaded); a warning for each thing missing. */
+void *dlib_load(const char *const *libs, const char *pkg, const char *const *syms, void **fns, size_t n);
 /* libpfm4's release ("4.13.0", from its file name) once loaded, else "". */
 const char *dlib_pfm_release(void);
 

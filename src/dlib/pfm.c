@@ -28,23 +28,16 @@ static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 
 static void pfm_load(void)
 {
-	static const char *const names[] = { "libpfm.so.4", "libpfm.so", NULL };
-	void *h = dlib_open(names, "libpfm4");
+	static const char *const libs[] = { "libpfm.so.4", "libpfm.so", NULL };
+	/* the functions of pfm, in its order (the entry point first: see dlib_load) */
+	static const char *const syms[] = {
+		"pfm_initialize", "pfm_terminate", "pfm_strerror", "pfm_get_pmu_info",
+		"pfm_get_event_next", "pfm_find_event", "pfm_get_event_info",
+		"pfm_get_os_event_encoding"
+	};
+	_Static_assert(sizeof(pfm) == sizeof(syms) / sizeof(*syms) * sizeof(void *), "a name per member");
 
-	if (!h)
-		return;
-	pfm_handle = h;
-	*(void **)&pfm.terminate = dlib_sym(h, "pfm_terminate");
-	*(void **)&pfm.strerror = dlib_sym(h, "pfm_strerror");
-	*(void **)&pfm.get_pmu_info = dlib_sym(h, "pfm_get_pmu_info");
-	*(void **)&pfm.get_event_next = dlib_sym(h, "pfm_get_event_next");
-	*(void **)&pfm.find_event = dlib_sym(h, "pfm_find_event");
-	*(void **)&pfm.get_event_info = dlib_sym(h, "pfm_get_event_info");
-	*(void **)&pfm.get_os_event_encoding = dlib_sym(h, "pfm_get_os_event_encoding");
-	/* set last: pfm_initialize() succeeding means every other entry is there */
-	if (pfm.terminate && pfm.strerror && pfm.get_pmu_info && pfm.get_event_next &&
-	    pfm.find_event && pfm.get_event_info && pfm.get_os_event_encoding)
-		*(void **)&pfm.initialize = dlib_sym(h, "pfm_initialize");
+	pfm_handle = dlib_load(libs, "libpfm4", syms, (void **)&pfm, sizeof(syms) / sizeof(*syms));
 }
 
 /* Every other function needs pfm_initialize() first, so only it loads. */

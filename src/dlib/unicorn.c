@@ -28,29 +28,16 @@ static pthread_once_t uc_once = PTHREAD_ONCE_INIT;
 
 static void uc_load(void)
 {
-	static const char *const names[] = { "libunicorn.so.2", "libunicorn.so", NULL };
-	void *h = dlib_open(names, "libunicorn2");
+	static const char *const libs[] = { "libunicorn.so.2", "libunicorn.so", NULL };
+	/* the functions of uc, in its order (the entry point first: see dlib_load) */
+	static const char *const syms[] = {
+		"uc_open", "uc_close", "uc_strerror", "uc_ctl", "uc_reg_read", "uc_reg_write",
+		"uc_reg_write_batch", "uc_mem_map_ptr", "uc_mem_unmap", "uc_mem_read",
+		"uc_mem_write", "uc_hook_add", "uc_emu_start", "uc_emu_stop"
+	};
+	_Static_assert(sizeof(uc) == sizeof(syms) / sizeof(*syms) * sizeof(void *), "a name per member");
 
-	if (!h)
-		return;
-	*(void **)&uc.close = dlib_sym(h, "uc_close");
-	*(void **)&uc.strerror = dlib_sym(h, "uc_strerror");
-	*(void **)&uc.ctl = dlib_sym(h, "uc_ctl");
-	*(void **)&uc.reg_read = dlib_sym(h, "uc_reg_read");
-	*(void **)&uc.reg_write = dlib_sym(h, "uc_reg_write");
-	*(void **)&uc.reg_write_batch = dlib_sym(h, "uc_reg_write_batch");
-	*(void **)&uc.mem_map_ptr = dlib_sym(h, "uc_mem_map_ptr");
-	*(void **)&uc.mem_unmap = dlib_sym(h, "uc_mem_unmap");
-	*(void **)&uc.mem_read = dlib_sym(h, "uc_mem_read");
-	*(void **)&uc.mem_write = dlib_sym(h, "uc_mem_write");
-	*(void **)&uc.hook_add = dlib_sym(h, "uc_hook_add");
-	*(void **)&uc.emu_start = dlib_sym(h, "uc_emu_start");
-	*(void **)&uc.emu_stop = dlib_sym(h, "uc_emu_stop");
-	/* set last: uc_open() succeeding means every other entry is there */
-	if (uc.close && uc.strerror && uc.ctl && uc.reg_read && uc.reg_write && uc.reg_write_batch &&
-	    uc.mem_map_ptr && uc.mem_unmap && uc.mem_read && uc.mem_write && uc.hook_add && uc.emu_start &&
-	    uc.emu_stop)
-		*(void **)&uc.open = dlib_sym(h, "uc_open");
+	dlib_load(libs, "libunicorn2", syms, (void **)&uc, sizeof(syms) / sizeof(*syms));
 }
 
 /* Every other function needs an engine from uc_open(), so only it loads. */

@@ -1129,13 +1129,13 @@ static demangle_fn demangler(void)
 {
 	static const char *const libs[] = { "libbfd-2.40-system.so", "libbfd-2.41-system.so",
 					    "libbfd-2.42-system.so", "libbfd-2.43-system.so", "libbfd.so", NULL };
+	static const char *const syms[] = { "cplus_demangle" };
 	static demangle_fn fn;
 	static bool tried;
 
 	if (!tried) {
-		void *h = dlib_open(libs, "libbinutils (C++ names stay mangled)");
 		tried = true;
-		fn = h ? (demangle_fn)dlib_sym(h, "cplus_demangle") : NULL;
+		dlib_load(libs, "libbinutils (C++ names stay mangled)", syms, (void **)&fn, 1);
 	}
 	return fn;
 }
