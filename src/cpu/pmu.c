@@ -1,7 +1,6 @@
 /* What the kernel offers: PMU devices under <sysfs>/bus/event_source/devices,
  * the core PMU's caps/branches, perf_event_paranoid, format terms, uncore boxes. */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -14,46 +13,6 @@
 static char *devices_dir(const char *sysfs_root)
 {
 	return xasprintf("%s/bus/event_source/devices", sysfs_root);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entries of dir (no dot files) accepted by keep, unsorted; NULL + oc_err() if dir cannot be read. */
-static char **list_dir(const char *dir, bool (*keep)(const char *name, const void *arg),
-		       const void *arg, size_t *count)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!d) {
-		oc_err_errno("cannot read %s", dir);
-		return NULL;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || (keep && !keep(de->d_name, arg)))
-			continue;
-		GROW(v, cap, n + 2);
-		v[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	GROW(v, cap, n + 1);
-	v[n] = NULL;
-	if (count)
-		*count = n;
-	return v;
-}
-
-static bool has_entry(char **v, const char *name)
-{
-	for (; *v; v++)
-		if (strcmp(*v, name) == 0)
-			return true;
-	return false;
 }
 
 static int read_int_file(const char *path, int fallback)
@@ -102,17 +61,16 @@ int kernel_pmu_probe(const char *sysfs_root, struct kernel_pmu *out)
 
 	memset(out, 0, sizeof(*out));
 	out->caps_branches = -1;
-	out->pmus = list_dir(dir, NULL, NULL, &n);
+	out->pmus = dir_list(dir, NULL, NULL, &n);
 	free(dir);
 	if (!out->pmus)
 		return -1;
-	qsort(out->pmus, n, sizeof(*out->pmus), cmp_str);
 	out->nr_pmus = (int)n;
 
-	out->hybrid = has_entry(out->pmus, "cpu_core") && has_entry(out->pmus, "cpu_atom");
-	if (has_entry(out->pmus, "cpu"))
+	out->hybrid = strv_contains(out->pmus, "cpu_core") && strv_contains(out->pmus, "cpu_atom");
+	if (strv_contains(out->pmus, "cpu"))
 		out->core_pmu = "cpu";
-	else if (has_entry(out->pmus, "cpu_core"))
+	else if (strv_contains(out->pmus, "cpu_core"))
 		out->core_pmu = "cpu_core";
 
 	if (out->core_pmu) {
@@ -149,11 +107,9 @@ void kernel_pmu_free(struct kernel_pmu *k)
 char **pmu_format_terms(const char *sysfs_root, const char *pmu)
 {
 	char *dir = xasprintf("%s/bus/event_source/devices/%s/format", sysfs_root, pmu);
-	size_t n;
-	char **v = list_dir(dir, NULL, NULL, &n);
+	char **v = dir_list(dir, NULL, NULL, NULL);
+
 	free(dir);
-	if (v)
-		qsort(v, n, sizeof(*v), cmp_str);
 	return v;
 }
 
@@ -203,9 +159,10 @@ char **pmu_boxes(const char *sysfs_root, const char *prefix)
 {
 	char *dir = devices_dir(sysfs_root);
 	size_t n;
-	char **v = list_dir(dir, is_box_of, prefix, &n);
+	char **v = dir_list(dir, is_box_of, prefix, &n);
+
 	free(dir);
 	if (v)
-		qsort(v, n, sizeof(*v), cmp_box);
+		sort_items(v, n, sizeof(*v), cmp_box);
 	return v;
 }

@@ -201,18 +201,12 @@ static void merge_extra(struct tokset *a, const struct tokset *b)
 		tokset_del(a, "p");
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* "".join(sorted(set)) */
 static char *tokset_join(struct tokset *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
-	if (t->n > 1)
-		qsort(t->v, t->n, sizeof(*t->v), cmp_str);
+	strv_sort(t->v, t->n);
 	for (i = 0; i < t->n; i++)
 		sb_puts(&sb, t->v[i]);
 	return sb.buf ? sb_detach(&sb) : xstrdup("");

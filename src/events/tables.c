@@ -3,7 +3,6 @@
  * mapfile.csv tree), the download cache, then the built-in architectural
  * table (GenuineIntel only, the events CPUID leaf 0xA says exist). */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -98,14 +97,9 @@ static struct ev_table *tables_get(struct ev_tables *ts, const char *pmu)
 	return ts->t[ts->nr++] = ev_table_new(pmu);
 }
 
-static bool is_json_name(const char *n)
+static bool is_json_name(const char *n, const void *arg)
 {
 	return str_ends_with(n, ".json") && !strstr(n, "metric");
-}
-
-static int cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Every event file of a pmu-events directory (kernel layout: one directory
@@ -113,31 +107,19 @@ static int cmp_cstr(const void *a, const void *b)
 static int add_json_dir(struct ev_tables *ts, struct ev_table *core, struct ev_table *uncore,
 			const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0, i;
+	char **names = dir_list(dir, is_json_name, NULL, NULL), **name;
 	int ret = 0;
 
-	if (!d)
-		return oc_err_errno("%s", dir);
+	if (!names)
+		return -1;
 	note_file(ts, dir);   /* its mtime changes when a file is added or removed */
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && is_json_name(de->d_name)) {
-			GROW(names, cap, n + 1);
-			names[n++] = xasprintf("%s/%s", dir, de->d_name);
-		}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_cstr);
-	for (i = 0; i < n; i++) {
-		if (ret == 0) {
-			note_file(ts, names[i]);
-			ret = ev_table_add_json(core, uncore, names[i]);
-		}
-		free(names[i]);
+	for (name = names; *name && ret == 0; name++) {
+		char *path = xasprintf("%s/%s", dir, *name);
+		note_file(ts, path);
+		ret = ev_table_add_json(core, uncore, path);
+		free(path);
 	}
-	free(names);
+	strv_free(names);
 	return ret;
 }
 

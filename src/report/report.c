@@ -169,14 +169,6 @@ static int check(struct report *r)
 	return parse_sort(r, sort);
 }
 
-static bool in_strs(char **list, const char *s)
-{
-	for (; *list; list++)
-		if (strcmp(*list, s) == 0)
-			return true;
-	return false;
-}
-
 static bool in_ids(const int32_t *list, uint32_t id)
 {
 	for (; *list != -1; list++)
@@ -192,7 +184,7 @@ static bool sample_filtered(const struct report *r, const struct session_sample 
 		return true;
 	if (r->opts.tids && !in_ids(r->opts.tids, ss->s->tid))
 		return true;
-	if (r->opts.comms && !in_strs(r->opts.comms, ss->thread->comm))
+	if (r->opts.comms && !strv_contains(r->opts.comms, ss->thread->comm))
 		return true;
 	return false;
 }
@@ -201,7 +193,7 @@ bool report_dso_filtered(const struct report *r, const struct session_loc *l)
 {
 	if (!r->opts.dsos)
 		return false;
-	return !l->dso || !(in_strs(r->opts.dsos, l->dso->short_name) || in_strs(r->opts.dsos, l->dso->name));
+	return !l->dso || !(strv_contains(r->opts.dsos, l->dso->short_name) || strv_contains(r->opts.dsos, l->dso->name));
 }
 
 struct session_loc *report_take_sample(struct report *r, struct rsection *sec, const struct session_sample *ss,

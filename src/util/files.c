@@ -1,4 +1,6 @@
-/* File helpers: whole-file reads, atomic writes (temp name + rename), mkdir -p. */
+/* File helpers: whole-file reads, atomic writes (temp name + rename), mkdir -p,
+ * directory listings. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -261,4 +263,30 @@ bool is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char **dir_list(const char *dir, bool (*keep)(const char *name, const void *arg), const void *arg, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t nr = 0, cap = 0;
+
+	if (!d) {
+		oc_err_errno("cannot read %s", dir);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || (keep && !keep(de->d_name, arg)))
+			continue;
+		GROW(v, cap, nr + 2);
+		v[nr++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	GROW(v, cap, nr + 1);
+	v[nr] = NULL;
+	strv_sort(v, nr);
+	if (n)
+		*n = nr;
+	return v;
 }

@@ -104,6 +104,24 @@ void strv_free(char **v)
 	free(v);
 }
 
+bool strv_contains(char *const *v, const char *s)
+{
+	for (; *v; v++)
+		if (strcmp(*v, s) == 0)
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strv_sort(char **v, size_t n)
+{
+	sort_items(v, n, sizeof(*v), cmp_str);
+}
+
 uint64_t hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;

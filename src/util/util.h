@@ -90,6 +90,10 @@ bool file_exists(const char *path);
 uint64_t file_size(const char *path);      /* 0 when it cannot be read */
 bool is_dir(const char *path);
 bool is_regular_file(const char *path);
+/* The names in dir but its dot files, those keep(name, arg) accepts (keep
+ * NULL: all), in strcmp order and NULL-terminated; *n gets their count (n
+ * may be NULL). NULL + oc_err() when dir cannot be read. Free with strv_free. */
+char **dir_list(const char *dir, bool (*keep)(const char *name, const void *arg), const void *arg, size_t *n);
 /* open(O_RDONLY) of a regular file only: a FIFO, a device or a directory named
  * in a perf.data or in DWARF is an error, not a wait or an endless read.
  * The fd, or -1 + oc_err(). */
@@ -158,6 +162,10 @@ size_t str_distance(const char *a, const char *b);
 /* Split s at sep into a NULL-terminated array of fresh strings; free with strv_free. */
 char **str_split(const char *s, char sep, size_t *n);
 void strv_free(char **v);
+/* Whether the NULL-terminated v holds a string equal to s. */
+bool strv_contains(char *const *v, const char *s);
+/* Sort n strings in strcmp order. */
+void strv_sort(char **v, size_t n);
 
 /* --- hashing ----------------------------------------------------------- */
 uint64_t hash_bytes(const void *p, size_t n);   /* FNV-1a 64: stable, names cache files */
