@@ -58,8 +58,7 @@ void dso_tracker_free(struct dso_tracker *t)
 
 	if (!t)
 		return;
-	for (i = 0; i < hmap_count(&t->dsos); i++)
-		free(*(char **)hmap_key(&t->dsos, i));
+	hmap_clear_interned(&t->dsos);
 	for (i = 0; i < hmap_count(&t->procs); i++)
 		free(((struct proc *)hmap_val(&t->procs, i))->vmas);
 	hmap_free(&t->dsos);
@@ -70,12 +69,7 @@ void dso_tracker_free(struct dso_tracker *t)
 
 static size_t dso_index(struct dso_tracker *t, const char *path)
 {
-	bool added;
-	size_t i = hmap_add(&t->dsos, &path, &added);
-
-	if (added)
-		*(char **)hmap_key(&t->dsos, i) = xstrdup(path);
-	return i;
+	return hmap_intern(&t->dsos, path, NULL);
 }
 
 static bool *dso_hit(const struct dso_tracker *t, size_t dso)

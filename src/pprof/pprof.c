@@ -120,17 +120,7 @@ struct pprof {
 
 static int64_t str_index(struct pprof *p, const char *s)
 {
-	bool added;
-	size_t i;
-
-	if (!s)
-		s = "";
-	i = hmap_find(&p->strings, &s);
-	if (i != HMAP_NONE)
-		return (int64_t)i;
-	s = xstrdup(s);
-	i = hmap_add(&p->strings, &s, &added);
-	return (int64_t)i;
+	return (int64_t)hmap_intern(&p->strings, s ? s : "", NULL);
 }
 
 struct pprof *pprof_new(void)
@@ -150,8 +140,7 @@ void pprof_free(struct pprof *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < hmap_count(&p->strings); i++)
-		free(*(char **)hmap_key(&p->strings, i));
+	hmap_clear_interned(&p->strings);
 	for (i = 0; i < hmap_count(&p->mappings); i++)
 		free(p->mapping_msgs[i].b);
 	free(p->mapping_msgs);

@@ -14,14 +14,7 @@
 
 const char *session_intern(struct session *s, const char *text)
 {
-	size_t i = hmap_find(&s->strs, &text);
-	char *copy;
-
-	if (i != HMAP_NONE)
-		return *(char *const *)hmap_key(&s->strs, i);
-	copy = xstrdup(text);
-	hmap_add(&s->strs, &copy, NULL);
-	return copy;
+	return *(char *const *)hmap_key(&s->strs, hmap_intern(&s->strs, text, NULL));
 }
 
 /* --- the session ------------------------------------------------------- */
@@ -92,8 +85,7 @@ void session_free(struct session *s)
 	free(s->arena);
 	loc_cache_free(s);
 	symtab_free(s->st);
-	for (i = 0; i < hmap_count(&s->strs); i++)
-		free(*(char **)hmap_key(&s->strs, i));
+	hmap_clear_interned(&s->strs);
 	hmap_free(&s->strs);
 	free(s);
 }

@@ -787,9 +787,7 @@ void symtab_next_input(struct symtab *st)
 		free(((struct proc *)hmap_val(&st->procs, i))->maps);
 	hmap_clear(&st->procs);
 	st->nr_kmaps = 0;
-	for (i = 0; i < hmap_count(&st->bids); i++)
-		free(*(char **)hmap_key(&st->bids, i));
-	hmap_clear(&st->bids);
+	hmap_clear_interned(&st->bids);
 	st->kernel_dso = NULL;
 	st->kstart = st->kend = 0;
 	free(st->reloc_sym);
@@ -799,16 +797,11 @@ void symtab_next_input(struct symtab *st)
 
 void symtab_add_build_id(struct symtab *st, const char *path, const uint8_t *id, uint8_t size)
 {
-	size_t i = hmap_find(&st->bids, &path);
-	struct build_id_entry *e;
+	struct build_id_entry *e = hmap_val(&st->bids, hmap_intern(&st->bids, path, NULL));
+	size_t i;
 
 	if (size > 20)
 		size = 20;
-	if (i == HMAP_NONE) {
-		char *copy = xstrdup(path);
-		i = hmap_add(&st->bids, &copy, NULL);
-	}
-	e = hmap_val(&st->bids, i);
 	memcpy(e->id, id, size);
 	e->size = size;
 	/* a DSO known before its id (a pipe's ids come late), not read yet, takes it */

@@ -159,6 +159,27 @@ void hmap_clear(struct hmap *m)
 	m->n = 0;
 }
 
+size_t hmap_intern(struct hmap *m, const char *s, bool *added)
+{
+	bool is_new;
+	size_t i = hmap_add(m, &s, &is_new);
+
+	if (is_new)   /* the same text: its hash in the index still holds */
+		*(char **)hmap_key(m, i) = xstrdup(s);
+	if (added)
+		*added = is_new;
+	return i;
+}
+
+void hmap_clear_interned(struct hmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(*(char **)hmap_key(m, i));
+	hmap_clear(m);
+}
+
 void hmap_retain(struct hmap *m, bool (*keep)(const void *key, void *val, void *arg), void *arg)
 {
 	size_t i, n = 0, mask = m->cap - 1;

@@ -220,6 +220,11 @@ static inline const void *hmap_key(const struct hmap *m, size_t i) { return m->e
 static inline void *hmap_val(const struct hmap *m, size_t i) { return m->entries + i * m->entry_size + m->val_off; }
 /* The value of key, added zeroed when absent. */
 static inline void *hmap_get(struct hmap *m, const void *key) { return hmap_val(m, hmap_add(m, key, NULL)); }
+/* For a table of hmap_str_ops that owns its key strings: the entry of s,
+ * added with a copy of s as its key when absent (added as for hmap_add). */
+size_t hmap_intern(struct hmap *m, const char *s, bool *added);
+/* Free such a table's key strings and drop every entry, as hmap_clear. */
+void hmap_clear_interned(struct hmap *m);
 
 /* --- time / terminal --------------------------------------------------- */
 double now_seconds(void);          /* CLOCK_MONOTONIC */
