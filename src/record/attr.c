@@ -23,10 +23,7 @@ int (*record_perf_event_open_fn)(struct perf_event_attr *attr, pid_t pid, int cp
 				 unsigned long flags) = sys_perf_event_open;
 
 /* perf 6.1 util/parse-branch-options.c names. */
-static const struct {
-	const char *name;
-	uint64_t bit;
-} branch_names[] = {
+static const struct name_bits branch_names[] = {
 	{ "u", PERF_SAMPLE_BRANCH_USER },
 	{ "k", PERF_SAMPLE_BRANCH_KERNEL },
 	{ "hv", PERF_SAMPLE_BRANCH_HV },
@@ -48,27 +45,10 @@ static const struct {
 
 int record_parse_branch_filter(const char *s, uint64_t *mask)
 {
-	size_t n, i, k;
-	char **names = str_split(s, ',', &n);
-	uint64_t m = 0;
+	uint64_t m;
 
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < ARRAY_SIZE(branch_names); k++)
-			if (strcmp(names[i], branch_names[k].name) == 0)
-				break;
-		if (k == ARRAY_SIZE(branch_names)) {
-			struct strbuf valid = STRBUF_INIT;
-
-			for (k = 0; k < ARRAY_SIZE(branch_names); k++)
-				sb_printf(&valid, "%s%s", k ? "," : "", branch_names[k].name);
-			oc_err("-j %s: unknown branch filter '%s' (valid: %s)", s, names[i], sb_str(&valid));
-			sb_free(&valid);
-			strv_free(names);
-			return -1;
-		}
-		m |= branch_names[k].bit;
-	}
-	strv_free(names);
+	if (parse_name_bits(s, branch_names, ARRAY_SIZE(branch_names), "-j", "branch filter", &m) < 0)
+		return -1;
 	if ((m & ~BRANCH_PRIV_BITS) == 0)
 		m |= PERF_SAMPLE_BRANCH_ANY;
 	*mask = m;

@@ -9,10 +9,7 @@
 #include "script/script.h"
 #include "util/util.h"
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} field_names[] = {
+static const struct name_bits field_names[] = {
 	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "time", SF_TIME },
 	{ "cpu", SF_CPU }, { "period", SF_PERIOD }, { "event", SF_EVENT }, { "ip", SF_IP },
 	{ "addr", SF_ADDR }, { "sym", SF_SYM }, { "symoff", SF_SYMOFF }, { "dso", SF_DSO },
@@ -21,26 +18,11 @@ static const struct {
 
 int script_parse_fields(const char *spec, unsigned *fields)
 {
-	size_t n, i, j;
-	char **v = str_split(spec, ',', &n);
-	struct strbuf known = STRBUF_INIT;
+	uint64_t bits;
 
-	*fields = 0;
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < ARRAY_SIZE(field_names); j++)
-			if (!strcmp(v[i], field_names[j].name))
-				break;
-		if (j == ARRAY_SIZE(field_names)) {
-			for (j = 0; j < ARRAY_SIZE(field_names); j++)
-				sb_printf(&known, "%s%s", j ? "," : "", field_names[j].name);
-			oc_err("-F %s: unknown or unsupported field '%s' (fields: %s)", spec, v[i], sb_str(&known));
-			sb_free(&known);
-			strv_free(v);
-			return -1;
-		}
-		*fields |= field_names[j].bit;
-	}
-	strv_free(v);
+	if (parse_name_bits(spec, field_names, ARRAY_SIZE(field_names), "-F", "field", &bits) < 0)
+		return -1;
+	*fields = (unsigned)bits;
 	if (!*fields)
 		return oc_err("-F: no fields given");
 	return 0;

@@ -104,6 +104,32 @@ void strv_free(char **v)
 	free(v);
 }
 
+int parse_name_bits(const char *list, const struct name_bits *table, size_t n, const char *opt,
+		    const char *what, uint64_t *bits)
+{
+	size_t nr, i, k;
+	char **names = str_split(list, ',', &nr);
+
+	*bits = 0;
+	for (i = 0; i < nr; i++) {
+		for (k = 0; k < n && strcmp(names[i], table[k].name) != 0; k++)
+			;
+		if (k == n) {
+			struct strbuf valid = STRBUF_INIT;
+
+			for (k = 0; k < n; k++)
+				sb_printf(&valid, "%s%s", k ? "," : "", table[k].name);
+			oc_err("%s %s: unknown %s '%s' (valid: %s)", opt, list, what, names[i], sb_str(&valid));
+			sb_free(&valid);
+			strv_free(names);
+			return -1;
+		}
+		*bits |= table[k].bits;
+	}
+	strv_free(names);
+	return 0;
+}
+
 bool strv_contains(char *const *v, const char *s)
 {
 	for (; *v; v++)

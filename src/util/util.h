@@ -162,6 +162,16 @@ size_t str_distance(const char *a, const char *b);
 /* Split s at sep into a NULL-terminated array of fresh strings; free with strv_free. */
 char **str_split(const char *s, char sep, size_t *n);
 void strv_free(char **v);
+/* A name of a comma-separated option value and the bits it stands for. */
+struct name_bits {
+	const char *name;
+	uint64_t bits;
+};
+/* The bits of the names of list (comma-separated; table: the n known ones)
+ * OR-ed into *bits; an unknown name: -1 + oc_err() "OPT LIST: unknown WHAT
+ * 'NAME' (valid: the known names)". */
+int parse_name_bits(const char *list, const struct name_bits *table, size_t n, const char *opt,
+		    const char *what, uint64_t *bits);
 /* Whether the NULL-terminated v holds a string equal to s. */
 bool strv_contains(char *const *v, const char *s);
 /* Sort n strings in strcmp order. */
