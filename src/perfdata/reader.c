@@ -220,21 +220,14 @@ struct fbuf {
 	const unsigned char *p, *end;
 };
 
-static bool fb_u32(struct fbuf *b, uint32_t *v)
+/* The next sizeof(*v) bytes of b into *v (a u32 or u64 field); false at the end. */
+#define FB_GET(b, v) fb_get((b), (v), sizeof(*(v)))
+static bool fb_get(struct fbuf *b, void *v, size_t n)
 {
-	if (b->end - b->p < 4)
+	if ((size_t)(b->end - b->p) < n)
 		return false;
-	memcpy(v, b->p, 4);
-	b->p += 4;
-	return true;
-}
-
-static bool fb_u64(struct fbuf *b, uint64_t *v)
-{
-	if (b->end - b->p < 8)
-		return false;
-	memcpy(v, b->p, 8);
-	b->p += 8;
+	memcpy(v, b->p, n);
+	b->p += n;
 	return true;
 }
 
@@ -243,10 +236,39 @@ static char *fb_string(struct fbuf *b)
 {
 	uint32_t len;
 
-	if (!fb_u32(b, &len) || len > (size_t)(b->end - b->p))
+	if (!FB_GET(b, &len) || len > (size_t)(b->end - b->p))
 		return NULL;
 	b->p += len;
 	return xstrndup((const char *)b->p - len, len);
+}
+
+/* A u32 count, then that many entries of per (1 or 2) perf_header_strings: a
+ * fresh NULL-terminated *v (what it held is freed), an entry of two kept as
+ * "name=value" (perf's CPU_PMU_CAPS). false when the section ends early. */
+static bool fb_string_list(struct fbuf *b, unsigned per, char ***v, size_t *nr)
+{
+	uint32_t n, i;
+
+	if (!FB_GET(b, &n) || n > (size_t)(b->end - b->p) / (4 * per))
+		return false;
+	strv_free(*v);
+	*v = xcalloc((size_t)n + 1, sizeof(char *));
+	*nr = 0;
+	for (i = 0; i < n; i++) {
+		char *s = fb_string(b);
+
+		if (s && per == 2) {
+			char *value = fb_string(b), *pair = value ? xasprintf("%s=%s", s, value) : NULL;
+
+			free(s);
+			free(value);
+			s = pair;
+		}
+		if (!s)
+			return false;
+		(*v)[(*nr)++] = s;
+	}
+	return true;
 }
 
 /* 0, or -1 + oc_err() when the build-ids would take more than MAX_FEATURE. */
@@ -290,50 +312,28 @@ static int parse_feature(struct pd_reader *r, int feat, const unsigned char *dat
 	case PD_FEAT_CPUDESC: slot = &in->cpudesc; break;
 	case PD_FEAT_CPUID: slot = &in->cpuid; break;
 	case PD_FEAT_NRCPUS:
-		if (!fb_u32(&b, &in->nr_cpus_avail) || !fb_u32(&b, &in->nr_cpus_online))
+		if (!FB_GET(&b, &in->nr_cpus_avail) || !FB_GET(&b, &in->nr_cpus_online))
 			goto bad;
 		return 0;
 	case PD_FEAT_TOTAL_MEM:
-		if (!fb_u64(&b, &in->total_mem))
+		if (!FB_GET(&b, &in->total_mem))
 			goto bad;
 		return 0;
 	case PD_FEAT_SAMPLE_TIME:
-		if (!fb_u64(&b, &in->sample_time_first) || !fb_u64(&b, &in->sample_time_last))
+		if (!FB_GET(&b, &in->sample_time_first) || !FB_GET(&b, &in->sample_time_last))
 			goto bad;
 		return 0;
 	case PD_FEAT_CMDLINE:
-		if (!fb_u32(&b, &n) || n > len / 4)
+		if (!fb_string_list(&b, 1, &in->cmdline, &in->nr_cmdline))
 			goto bad;
-		strv_free(in->cmdline);
-		in->cmdline = xcalloc((size_t)n + 1, sizeof(char *));
-		in->nr_cmdline = 0;
-		for (i = 0; i < n; i++) {
-			char *s = fb_string(&b);
-			if (!s)
-				goto bad;
-			in->cmdline[in->nr_cmdline++] = s;
-		}
 		return 0;
 	case PD_FEAT_CPU_PMU_CAPS:
-		if (!fb_u32(&b, &n) || n > len / 8)
+		if (!fb_string_list(&b, 2, &in->pmu_caps, &in->nr_pmu_caps))
 			goto bad;
-		strv_free(in->pmu_caps);
-		in->pmu_caps = xcalloc((size_t)n + 1, sizeof(char *));
-		in->nr_pmu_caps = 0;
-		for (i = 0; i < n; i++) {
-			char *name = fb_string(&b), *value = name ? fb_string(&b) : NULL;
-			if (!value) {
-				free(name);
-				goto bad;
-			}
-			in->pmu_caps[in->nr_pmu_caps++] = xasprintf("%s=%s", name, value);
-			free(name);
-			free(value);
-		}
 		return 0;
 	case PD_FEAT_EVENT_DESC: {
 		uint32_t attr_size;
-		if (!fb_u32(&b, &n) || !fb_u32(&b, &attr_size) || attr_size < 64)
+		if (!FB_GET(&b, &n) || !FB_GET(&b, &attr_size) || attr_size < 64)
 			goto bad;
 		for (i = 0; i < n; i++) {
 			uint32_t nr_ids;
@@ -341,7 +341,7 @@ static int parse_feature(struct pd_reader *r, int feat, const unsigned char *dat
 			if ((size_t)(b.end - b.p) < attr_size)
 				goto bad;
 			b.p += attr_size;
-			if (!fb_u32(&b, &nr_ids) || !(name = fb_string(&b)))
+			if (!FB_GET(&b, &nr_ids) || !(name = fb_string(&b)))
 				goto bad;
 			if ((size_t)(b.end - b.p) / 8 < nr_ids) {
 				free(name);

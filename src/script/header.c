@@ -43,11 +43,15 @@ static const struct bit_name read_format_names[] = {
 	{ PERF_FORMAT_ID, "ID" }, { PERF_FORMAT_GROUP, "GROUP" }, { 1 << 4, "LOST" },
 };
 
-static void bits(struct strbuf *sb, uint64_t v, const struct bit_name *names, size_t n)
+/* ", FIELD = A|B|0xREST" for a bit-set field that is not 0, as perf prints one. */
+static void bits(struct strbuf *sb, const char *field, uint64_t v, const struct bit_name *names, size_t n)
 {
 	bool first = true;
 	size_t i;
 
+	if (!v)
+		return;
+	sb_printf(sb, ", %s = ", field);
 	for (i = 0; i < n; i++)
 		if (v & names[i].bit) {
 			sb_printf(sb, "%s%s", first ? "" : "|", names[i].name);
@@ -82,14 +86,8 @@ static void attr_line(struct strbuf *sb, const struct perf_event_attr *a, uint32
 		sb_printf(sb, ", config = 0x%" PRIx64, (uint64_t)a->config);
 	if (a->sample_period)
 		sb_printf(sb, ", { sample_period, sample_freq } = %" PRIu64, (uint64_t)a->sample_period);
-	if (a->sample_type) {
-		sb_puts(sb, ", sample_type = ");
-		bits(sb, a->sample_type, sample_type_names, ARRAY_SIZE(sample_type_names));
-	}
-	if (a->read_format) {
-		sb_puts(sb, ", read_format = ");
-		bits(sb, a->read_format, read_format_names, ARRAY_SIZE(read_format_names));
-	}
+	bits(sb, "sample_type", a->sample_type, sample_type_names, ARRAY_SIZE(sample_type_names));
+	bits(sb, "read_format", a->read_format, read_format_names, ARRAY_SIZE(read_format_names));
 	for (i = 0; i < ARRAY_SIZE(flag_names); i++) {
 		if (i == 15 && a->precise_ip)
 			sb_printf(sb, ", precise_ip = %u", (unsigned)a->precise_ip);
@@ -104,10 +102,7 @@ static void attr_line(struct strbuf *sb, const struct perf_event_attr *a, uint32
 		sb_printf(sb, ", { bp_addr, config1 } = 0x%" PRIx64, (uint64_t)a->config1);
 	if (a->config2)
 		sb_printf(sb, ", { bp_len, config2 } = 0x%" PRIx64, (uint64_t)a->config2);
-	if (a->branch_sample_type) {
-		sb_puts(sb, ", branch_sample_type = ");
-		bits(sb, a->branch_sample_type, branch_type_names, ARRAY_SIZE(branch_type_names));
-	}
+	bits(sb, "branch_sample_type", a->branch_sample_type, branch_type_names, ARRAY_SIZE(branch_type_names));
 	if (a->sample_regs_user)
 		sb_printf(sb, ", sample_regs_user = 0x%" PRIx64, (uint64_t)a->sample_regs_user);
 	if (a->sample_stack_user)
