@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "cpu/cpu.h"
 #include "util/util.h"
 
 /* Options every command honours (also accepted before the command name). */
@@ -24,6 +25,8 @@ enum {
 	OPT_GLOBAL_CPUINFO = 0x1000,
 	OPT_GLOBAL_CPUID,
 	OPT_GLOBAL_SYSFS,
+	OPT_EVENTS_CPU = 0x1040,
+	OPT_EVENTS_PATH,
 	OPT_SESSION_SYMFS = 0x1080,
 	OPT_SESSION_KALLSYMS,
 	OPT_SESSION_MAX_STACK,
@@ -59,6 +62,9 @@ int cli_session_option(const char *cmd, int c, const char *arg, struct session_o
 
 /* Handle a global option returned by getopt_long; returns 1 if it was one. */
 int global_option(int c, const char *arg);
+/* getopt_long over a command's options (opts ends with GLOBAL_LONG_OPTIONS),
+ * the global ones handled on the way: the next of the command's own, or -1. */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *opts);
 /* The sysfs root to use: --sysfs, else $OCREC_SYSFS, else "/sys". */
 const char *sysfs_root(void);
 
@@ -77,13 +83,30 @@ int cli_write_output(const char *out, int (*write)(void *arg, FILE *fp), void *a
 /* A workload's wait status as a shell's exit code (128 + signal when killed). */
 int cli_exit_status(int status);
 
-struct cpu_desc;
-struct ev_context;
-struct ev_options;
-/* The event tables for the CPU that cpu_string (--cpu; NULL: this machine)
- * and the global options name: detects it into *cpu, fills eo's cpu and sysfs
- * root, and opens them. NULL + oc_err(). */
-struct ev_context *cli_open_events(const char *cpu_string, struct ev_options *eo, struct cpu_desc *cpu);
+/* The event tables a command resolves names in, opened on first need (most
+ * runs of perf and stat need none): for the CPU of --cpu STR, else of the
+ * global options (--cpuinfo, --cpuid) or this machine; from --events PATH,
+ * else the usual places. */
+struct cli_events {
+	const char *cpu_string;       /* --cpu (resolve, list-events) */
+	const char *events_path;      /* --events */
+	bool record_mode;             /* periods as `ocperf.py record` adds them */
+	struct cpu_desc cpu;          /* the CPU, once opened */
+	struct ev_context *ctx;
+	bool opened;
+};
+/* The options that fill a struct cli_events; a command takes those that fit it. */
+#define EVENTS_CPU_LONG_OPTION { "cpu", required_argument, NULL, OPT_EVENTS_CPU }
+#define EVENTS_PATH_LONG_OPTION { "events", required_argument, NULL, OPT_EVENTS_PATH }
+/* Handle --cpu or --events for ev: 1 if c was one of them, else 0. */
+int cli_events_option(int c, const char *arg, struct cli_events *ev);
+/* The tables, opened on the first call: NULL + oc_err() when the CPU cannot
+ * be detected or a table is corrupt (later calls return NULL again). */
+struct ev_context *cli_events_get(struct cli_events *ev);
+void cli_events_close(struct cli_events *ev);
+/* The event tables for cpu, already detected: --sysfs's PMUs, and the
+ * architectural events of a --cpuid dump. NULL + oc_err(). */
+struct ev_context *cli_open_tables(const struct cpu_desc *cpu, const char *events_path, bool record_mode);
 
 /* Command table entry. */
 struct command {

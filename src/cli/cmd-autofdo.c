@@ -77,7 +77,7 @@ int cmd_autofdo(int argc, char **argv)
 	profile_writer writer;
 	bool gcc;
 
-	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "i:o:h", opts)) != -1) {
 		switch (c) {
 		case 'i':
 		case OPT_PERFSCRIPT:
@@ -94,8 +94,6 @@ int cmd_autofdo(int argc, char **argv)
 			free(inputs);
 			return cli_help(usage);
 		default:
-			if (global_option(c, optarg))
-				break;
 			free(inputs);
 			return cli_bad_usage("autofdo");
 		}

@@ -68,9 +68,7 @@ int cmd_download(int argc, char **argv)
 	int c, ret;
 
 	memset(&o, 0, sizeof(o));
-	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
-			continue;
+	while ((c = cli_getopt(argc, argv, "hq", opts)) != -1) {
 		switch (c) {
 		case OPT_CPU: src.cpu_string = optarg; break;
 		case OPT_ALL: o.all = true; break;

@@ -62,14 +62,11 @@ struct events_info {
 	char *table;                 /* ev_table_source(), or the reason there is none */
 };
 
-static void events_info_get(const struct cpu_desc *c, const char *root, struct events_info *ei)
+static void events_info_get(const struct cpu_desc *c, struct events_info *ei)
 {
-	struct ev_options eo = { c, NULL, root, false };
-	struct ev_context *ctx = ev_open(&eo);
+	struct ev_context *ctx = cli_open_tables(c, NULL, false);
 	const char *table;
 
-	if (g_opts.cpuid)
-		ev_set_cpuid_path(ctx, g_opts.cpuid);
 	oc_err_clear();
 	ei->download = ev_default_source(c);
 	ei->origin = ev_table_origin(ctx);
@@ -237,9 +234,7 @@ int cmd_info(int argc, char **argv)
 	const char *root;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
-			continue;
+	while ((c = cli_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case OPT_JSON: json = true; break;
 		case OPT_CPU: src.cpu_string = optarg; break;
@@ -258,7 +253,7 @@ int cmd_info(int argc, char **argv)
 	root = sysfs_root();
 	if (kernel_pmu_probe(root, &kern) < 0)
 		return cli_fail();
-	events_info_get(&cpu, root, &ei);
+	events_info_get(&cpu, &ei);
 	if (json)
 		print_json(&cpu, &src, &kern, root, &ei);
 	else

@@ -23,7 +23,7 @@ static const char usage[] =
 	"  --events PATH   a JSON event file, a directory, or a mapfile.csv tree (also $OCREC_EVENTS)\n"
 	"  --cpuinfo FILE, --cpuid FILE, --sysfs DIR   as for every command\n";
 
-enum { OPT_DESC = OPT_FIRST_LOCAL, OPT_JSON, OPT_CPU, OPT_EVENTS };
+enum { OPT_DESC = OPT_FIRST_LOCAL, OPT_JSON };
 
 static const struct {
 	const char *name, *kind;
@@ -206,15 +206,13 @@ int cmd_list_events(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "desc", no_argument, NULL, OPT_DESC },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "events", required_argument, NULL, OPT_EVENTS },
+		EVENTS_CPU_LONG_OPTION,
+		EVENTS_PATH_LONG_OPTION,
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ev_options eo = { NULL, NULL, NULL, false };
-	const char *cpu_string = NULL;
+	struct cli_events ev = { 0 };
 	struct printer pr;
-	struct cpu_desc cpu;
 	struct ev_context *ctx;
 	const char *pattern = NULL, *source;
 	bool json = false;
@@ -222,15 +220,13 @@ int cmd_list_events(int argc, char **argv)
 	int c;
 
 	memset(&pr, 0, sizeof(pr));
-	while ((c = getopt_long(argc, argv, "hd", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
+	while ((c = cli_getopt(argc, argv, "hd", opts)) != -1) {
+		if (cli_events_option(c, optarg, &ev))
 			continue;
 		switch (c) {
 		case 'd':
 		case OPT_DESC: pr.desc = true; break;
 		case OPT_JSON: json = true; break;
-		case OPT_CPU: cpu_string = optarg; break;
-		case OPT_EVENTS: eo.events_path = optarg; break;
 		case 'h': return cli_help(usage);
 		default: return cli_bad_usage("list-events");
 		}
@@ -239,20 +235,20 @@ int cmd_list_events(int argc, char **argv)
 		pattern = argv[optind++];
 	if (optind < argc)
 		return cli_error("list-events: one PATTERN at most (see 'ocrec list-events --help')");
-	ctx = cli_open_events(cpu_string, &eo, &cpu);
+	ctx = cli_events_get(&ev);
 	if (!ctx)
 		return cli_fail();
 	oc_err_clear();
 	source = ev_table_source(ctx);
 	if (!source && *oc_errmsg()) {
-		ev_close(ctx);
+		cli_events_close(&ev);
 		return cli_fail();
 	}
 	if (!source)
 		fprintf(stderr, "ocrec: %s\n", ev_no_table_hint(ctx));
 	else if (!strcmp(source, "built-in architectural table"))
 		fprintf(stderr, "ocrec: only the built-in architectural events of %s: run 'ocrec download --cpu %s' "
-			"for the full table\n", cpu.perfmon_id, cpu.perfmon_id);
+			"for the full table\n", ev.cpu.perfmon_id, ev.cpu.perfmon_id);
 	pr.tty = isatty_stdout();
 	if (json) {
 		pr.json = json_array();
@@ -272,7 +268,7 @@ int cmd_list_events(int argc, char **argv)
 	}
 	if (ev_list(ctx, pattern, print_entry, &pr) < 0) {
 		json_decref(pr.json);
-		ev_close(ctx);
+		cli_events_close(&ev);
 		return cli_fail();
 	}
 	if (pr.json) {
@@ -280,7 +276,7 @@ int cmd_list_events(int argc, char **argv)
 		putchar('\n');
 		json_decref(pr.json);
 	}
-	ev_close(ctx);
+	cli_events_close(&ev);
 	if (pattern && !pr.count && !json)
 		fprintf(stderr, "ocrec: no table event matches '%s'\n", pattern);
 	return 0;

@@ -26,36 +26,26 @@ static const char usage[] =
 	"Options of ocrec perf come before PERF-COMMAND; everything after it is perf's.\n"
 	"The perf binary is $OCREC_PERF, else 'perf' on PATH.\n";
 
-enum { OPT_EVENTS = OPT_FIRST_LOCAL };
-
 struct resolver {
-	const char *events_path;
-	bool record_mode;
+	struct cli_events ev;
 	bool verbose;
-	bool opened;
-	struct cpu_desc cpu;
-	struct ev_context *ctx;
 };
 
 /* The event tables are loaded only when an event needs them. */
 static char *resolve_event(const char *event, void *arg)
 {
 	struct resolver *r = arg;
+	bool first = !r->ev.opened;
+	struct ev_context *ctx = cli_events_get(&r->ev);
 	struct ev_resolved res;
 	char *s;
 
-	if (!r->opened) {
-		struct cpu_source src = { NULL, g_opts.cpuinfo, g_opts.cpuid };
-		struct ev_options eo = { &r->cpu, r->events_path, sysfs_root(), r->record_mode };
-		r->opened = true;
-		if (cpu_detect(&src, &r->cpu) == 0)
-			r->ctx = ev_open(&eo);
-		if (!r->ctx && r->verbose)
+	if (!ctx) {
+		if (first && r->verbose)
 			oc_warn("no event tables: %s", oc_errmsg());
-	}
-	if (!r->ctx)
 		return NULL;
-	if (ev_resolve(r->ctx, event, &res) < 0) {
+	}
+	if (ev_resolve(ctx, event, &res) < 0) {
 		if (r->verbose)
 			oc_warn("%s (left for perf)", oc_errmsg());
 		return NULL;
@@ -99,7 +89,7 @@ int cmd_perf(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "dry-run", no_argument, NULL, 'n' },
-		{ "events", required_argument, NULL, OPT_EVENTS },
+		EVENTS_PATH_LONG_OPTION,
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -111,13 +101,12 @@ int cmd_perf(int argc, char **argv)
 	int c;
 
 	memset(&r, 0, sizeof(r));
-	while ((c = getopt_long(argc, argv, "+vnh", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
+	while ((c = cli_getopt(argc, argv, "+vnh", opts)) != -1) {
+		if (cli_events_option(c, optarg, &r.ev))
 			continue;
 		switch (c) {
 		case 'v': r.verbose = true; break;
 		case 'n': dry_run = true; break;
-		case OPT_EVENTS: r.events_path = optarg; break;
 		case 'h': return cli_help(usage);
 		default: return cli_bad_usage("perf");
 		}
@@ -129,10 +118,9 @@ int cmd_perf(int argc, char **argv)
 	/* the perf subcommand: the first word that is not one of perf's own options */
 	for (n = (size_t)optind; argv[n] && argv[n][0] == '-'; n++)
 		;
-	r.record_mode = argv[n] && strcmp(argv[n], "record") == 0;
+	r.ev.record_mode = argv[n] && strcmp(argv[n], "record") == 0;
 	rewritten = perf_rewrite_args(argv + optind, resolve_event, &r);
-	if (r.ctx)
-		ev_close(r.ctx);
+	cli_events_close(&r.ev);
 	if (!rewritten)
 		return cli_fail();
 	if (dry_run || r.verbose)

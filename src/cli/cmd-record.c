@@ -135,7 +135,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o, char ***list
 	int c;
 
 	opterr = 0;   /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:e:bj:gc:F:p:ao:qvNh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+:e:bj:gc:F:p:ao:qvNh", longopts)) != -1) {
 		switch (c) {
 		case 'e':
 			GROW(*lists, cap, *nr_lists + 1);
@@ -213,8 +213,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o, char ***list
 				return cli_error("record: unknown option -%c (see 'ocrec record --help')", optopt);
 			return cli_error("record: unknown option %s (see 'ocrec record --help')", argv[optind - 1]);
 		default:
-			if (!global_option(c, optarg))
-				return cli_bad_usage("record");
+			return cli_bad_usage("record");
 		}
 	}
 	opterr = 1;

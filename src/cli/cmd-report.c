@@ -181,9 +181,7 @@ int cmd_report(int argc, char **argv)
 	FILE *out = stdout, *pager = NULL;
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "hi:s:F:bqv", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
-			continue;
+	while (!ret && (c = cli_getopt(argc, argv, "hi:s:F:bqv", opts)) != -1) {
 		if ((ret = cli_session_option("report", c, optarg, &o.session)) != 0) {
 			ret = ret < 0 ? 2 : 0;
 			continue;

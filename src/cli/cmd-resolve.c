@@ -33,7 +33,7 @@ static const char usage[] =
 	"Tables come from --events, $OCREC_EVENTS, the download caches ('ocrec download'),\n"
 	"then ocrec's built-in architectural table (Intel CPUs); libpfm4 is the fallback.\n";
 
-enum { OPT_CPU = OPT_FIRST_LOCAL, OPT_EVENTS, OPT_RECORD, OPT_ATTR };
+enum { OPT_RECORD = OPT_FIRST_LOCAL, OPT_ATTR };
 
 static void print_attrs(const struct ev_resolved *r)
 {
@@ -77,27 +77,23 @@ static bool resolve_one(struct ev_context *ctx, const char *name, bool tabbed, b
 int cmd_resolve(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "events", required_argument, NULL, OPT_EVENTS },
+		EVENTS_CPU_LONG_OPTION,
+		EVENTS_PATH_LONG_OPTION,
 		{ "record", no_argument, NULL, OPT_RECORD },
 		{ "attr", no_argument, NULL, OPT_ATTR },
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ev_options eo = { NULL, NULL, NULL, false };
-	const char *cpu_string = NULL;
-	struct cpu_desc cpu;
+	struct cli_events ev = { 0 };
 	struct ev_context *ctx;
 	bool attrs = false, all_ok = true;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
+	while ((c = cli_getopt(argc, argv, "h", opts)) != -1) {
+		if (cli_events_option(c, optarg, &ev))
 			continue;
 		switch (c) {
-		case OPT_CPU: cpu_string = optarg; break;
-		case OPT_EVENTS: eo.events_path = optarg; break;
-		case OPT_RECORD: eo.record_mode = true; break;
+		case OPT_RECORD: ev.record_mode = true; break;
 		case OPT_ATTR: attrs = true; break;
 		case 'h': return cli_help(usage);
 		default: return cli_bad_usage("resolve");
@@ -105,7 +101,7 @@ int cmd_resolve(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_error("resolve: no event name given (see 'ocrec resolve --help')");
-	ctx = cli_open_events(cpu_string, &eo, &cpu);
+	ctx = cli_events_get(&ev);
 	if (!ctx)
 		return cli_fail();
 	for (i = optind; i < argc; i++) {
@@ -130,7 +126,7 @@ int cmd_resolve(int argc, char **argv)
 		}
 		all_ok &= resolve_one(ctx, argv[i], false, attrs);
 	}
-	ev_close(ctx);
+	cli_events_close(&ev);
 	fflush(stdout);
 	return all_ok ? 0 : 1;
 }

@@ -46,9 +46,7 @@ int cmd_script(int argc, char **argv)
 	unsigned fields = 0;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "hi:F:", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
-			continue;
+	while ((c = cli_getopt(argc, argv, "hi:F:", opts)) != -1) {
 		if ((ret = cli_session_option("script", c, optarg, &so)) != 0) {
 			if (ret < 0)
 				return 2;

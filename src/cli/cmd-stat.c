@@ -32,7 +32,7 @@ static const char usage[] =
 	"\n"
 	"The results go to stderr (as perf stat does) unless -o is given; the exit status is PROG's.\n";
 
-enum { OPT_JSON = OPT_FIRST_LOCAL, OPT_EVENTS };
+enum { OPT_JSON = OPT_FIRST_LOCAL };
 
 struct stat_cli {
 	char **event_lists;
@@ -40,23 +40,15 @@ struct stat_cli {
 	bool all_cpus, json;
 	long pid;
 	long repeat;
-	const char *sep, *output, *events_path;
-	struct cpu_desc cpu;
-	struct ev_context *ev;      /* event tables, opened for the first non-generic name */
+	const char *sep, *output;
+	struct cli_events ev;       /* opened for the first name that is not perf's generic one */
 };
 
-/* The event tables, opened for the first name that is not perf's generic one. */
 static struct ev_context *open_tables(void *arg)
 {
 	struct stat_cli *o = arg;
 
-	if (!o->ev) {
-		struct cpu_source src = { NULL, g_opts.cpuinfo, g_opts.cpuid };
-		struct ev_options eo = { &o->cpu, o->events_path, sysfs_root(), false };
-		if (cpu_detect(&src, &o->cpu) < 0 || !(o->ev = ev_open(&eo)))
-			return NULL;
-	}
-	return o->ev;
+	return cli_events_get(&o->ev);
 }
 
 static char *describe_target(const struct stat_cli *o, char **argv)
@@ -149,7 +141,7 @@ int cmd_stat(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "events", required_argument, NULL, OPT_EVENTS },
+		EVENTS_PATH_LONG_OPTION,
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -158,8 +150,8 @@ int cmd_stat(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.repeat = 1;
-	while ((c = getopt_long(argc, argv, "+e:ap:r:x:o:vh", opts, NULL)) != -1) {
-		if (global_option(c, optarg))
+	while ((c = cli_getopt(argc, argv, "+e:ap:r:x:o:vh", opts)) != -1) {
+		if (cli_events_option(c, optarg, &o.ev))
 			continue;
 		switch (c) {
 		case 'e':
@@ -184,7 +176,6 @@ int cmd_stat(int argc, char **argv)
 			break;
 		case OPT_JSON: o.json = true; break;
 		case 'o': o.output = optarg; break;
-		case OPT_EVENTS: o.events_path = optarg; break;
 		case 'v': oc_verbose++; break;
 		case 'h':
 			free(o.event_lists);
@@ -209,8 +200,7 @@ int cmd_stat(int argc, char **argv)
 		return cli_error("stat: --json and -x exclude each other");
 	}
 	ret = run(&o, argv);
-	if (o.ev)
-		ev_close(o.ev);
+	cli_events_close(&o.ev);
 	free(o.event_lists);
 	return ret;
 bad:

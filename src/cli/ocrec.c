@@ -66,6 +66,15 @@ int global_option(int c, const char *arg)
 	return 0;
 }
 
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *opts)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1 && global_option(c, optarg))
+		;
+	return c;
+}
+
 const char *sysfs_root(void)
 {
 	const char *env;
@@ -147,19 +156,41 @@ int cli_exit_status(int status)
 	return 1;
 }
 
-struct ev_context *cli_open_events(const char *cpu_string, struct ev_options *eo, struct cpu_desc *cpu)
+struct ev_context *cli_open_tables(const struct cpu_desc *cpu, const char *events_path, bool record_mode)
 {
-	struct cpu_source src = { cpu_string, g_opts.cpuinfo, g_opts.cpuid };
-	struct ev_context *ctx;
+	struct ev_options eo = { cpu, events_path, sysfs_root(), record_mode };
+	struct ev_context *ctx = ev_open(&eo);
 
-	if (cpu_detect(&src, cpu) < 0)
-		return NULL;
-	eo->cpu = cpu;
-	eo->sysfs_root = sysfs_root();
-	ctx = ev_open(eo);
 	if (ctx && g_opts.cpuid)
 		ev_set_cpuid_path(ctx, g_opts.cpuid);
 	return ctx;
+}
+
+int cli_events_option(int c, const char *arg, struct cli_events *ev)
+{
+	switch (c) {
+	case OPT_EVENTS_CPU: ev->cpu_string = arg; return 1;
+	case OPT_EVENTS_PATH: ev->events_path = arg; return 1;
+	}
+	return 0;
+}
+
+struct ev_context *cli_events_get(struct cli_events *ev)
+{
+	struct cpu_source src = { ev->cpu_string, g_opts.cpuinfo, g_opts.cpuid };
+
+	if (!ev->opened) {
+		ev->opened = true;
+		if (cpu_detect(&src, &ev->cpu) == 0)
+			ev->ctx = cli_open_tables(&ev->cpu, ev->events_path, ev->record_mode);
+	}
+	return ev->ctx;
+}
+
+void cli_events_close(struct cli_events *ev)
+{
+	ev_close(ev->ctx);
+	ev->ctx = NULL;
 }
 
 int cmd_help(int argc, char **argv)
