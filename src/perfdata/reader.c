@@ -187,18 +187,12 @@ static void compute_id_positions(struct pd_reader *r)
 
 static int attr_of_id(struct pd_reader *r, uint64_t id)
 {
-	size_t lo = 0, hi = r->nr_ids;
+	size_t n;
 
 	sort_ids(r);
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (r->ids[mid].id < id)
-			lo = mid + 1;
-		else if (r->ids[mid].id > id)
-			hi = mid;
-		else
-			return r->ids[mid].attr;
-	}
+	n = COUNT_LE(r->ids, r->nr_ids, id, id);
+	if (n && r->ids[n - 1].id == id)
+		return r->ids[n - 1].attr;
 	return r->info.nr_attrs ? 0 : -1;   /* perf maps unknown ids (synthesized: 0) to the first */
 }
 

@@ -450,15 +450,7 @@ int di_lookup(struct debuginfo *di, uint64_t addr, struct di_location *out)
 /* Index of the last entry of a sorted index whose lo <= addr, or -1. */
 static long index_floor(const struct di_func_index *ix, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)COUNT_LE(ix, n, lo, addr) - 1;
 }
 
 int di_function_ranges(const struct debuginfo *di, uint64_t addr, struct di_range *out, int max)
