@@ -58,6 +58,21 @@ int main(void)
 		CHECK(*(const char *const *)hmap_key(&m, 1) == other, "the key is the caller's pointer");
 		hmap_free(&m);
 	}
+	{	/* interned keys are the table's own copies */
+		char name[] = "geo::Sq::area";
+		size_t e;
+		hmap_init(&m, sizeof(char *), 0, &hmap_str_ops);
+		CHECK(hmap_intern(&m, name, &added) == 0 && added, "interning a new string adds it");
+		CHECK(*(char *const *)hmap_key(&m, 0) != name, "the key is a copy");
+		name[0] = 'G';
+		CHECK(hmap_intern(&m, "geo::Sq::area", &added) == 0 && !added, "the copy is found after the original changed");
+		e = hmap_intern(&m, name, &added);
+		CHECK(e == 1 && added && hmap_count(&m) == 2, "another string, another entry");
+		hmap_clear_interned(&m);
+		CHECK(hmap_count(&m) == 0 && hmap_intern(&m, name, NULL) == 0, "cleared (the copies freed), and usable");
+		hmap_clear_interned(&m);
+		hmap_free(&m);
+	}
 	{	/* small and odd-sized keys, values aligned after them */
 		struct val { uint64_t x; } *v;
 		uint8_t k3[3] = { 1, 2, 3 }, k3b[3] = { 1, 2, 4 };

@@ -56,6 +56,11 @@ static void test_procfs(void)
 	      "proc_maps of a missing process fails naming the file");
 }
 
+static bool ends_with_json(const char *name, const void *arg)
+{
+	return str_ends_with(name, ".json");
+}
+
 int main(void)
 {
 	uint64_t v;
@@ -79,7 +84,24 @@ int main(void)
 
 	parts = str_split("a,b,,c", ',', &n);
 	CHECK(n == 4 && strcmp(parts[3], "c") == 0 && parts[2][0] == 0, "split keeps empty fields");
+	CHECK(strv_contains(parts, "b") && strv_contains(parts, "") && !strv_contains(parts, "ab"),
+	      "strv_contains compares whole strings");
 	strv_free(parts);
+	parts = str_split("cpu_core,cpu,uncore_cbox_10,Cpu", ',', &n);
+	strv_sort(parts, n);
+	CHECK(!strcmp(parts[0], "Cpu") && !strcmp(parts[1], "cpu") && !strcmp(parts[2], "cpu_core") &&
+	      !strcmp(parts[3], "uncore_cbox_10") && !parts[4], "strv_sort: strcmp order, still NULL-terminated");
+	strv_free(parts);
+	{
+		static const struct name_bits names[] = { { "u", 1 }, { "k", 2 }, { "any", 8 } };
+		uint64_t bits = 99;
+		CHECK(parse_name_bits("any,u", names, ARRAY_SIZE(names), "-j", "branch filter", &bits) == 0 &&
+		      bits == 9, "parse_name_bits ORs the bits of each name");
+		CHECK(parse_name_bits("u,kk", names, ARRAY_SIZE(names), "-j", "branch filter", &bits) < 0,
+		      "parse_name_bits rejects an unknown name");
+		CHECK_STR(oc_errmsg(), "-j u,kk: unknown branch filter 'kk' (valid: u,k,any)",
+			  "the error names the list, the name and the valid ones");
+	}
 
 	dir = test_mkdtemp(tmpl, sizeof(tmpl), "ocrec-util.XXXXXX");
 	path = xasprintf("%s/sub/dir/file", dir);
@@ -90,6 +112,29 @@ int main(void)
 		free(sub);
 	}
 	CHECK(write_file_atomic(path, "hello\n", 6) == 0, "atomic write");
+	{
+		char *sub = xasprintf("%s/sub", dir), *dot = xasprintf("%s/sub/.hidden", dir);
+		char *b = xasprintf("%s/sub/b.json", dir), *a = xasprintf("%s/sub/a.json", dir);
+		char **names;
+		CHECK(write_file_atomic(dot, "", 0) == 0 && write_file_atomic(b, "", 0) == 0 &&
+		      write_file_atomic(a, "", 0) == 0, "files to list");
+		names = dir_list(sub, NULL, NULL, &n);
+		CHECK(names && n == 3 && !strcmp(names[0], "a.json") && !strcmp(names[1], "b.json") &&
+		      !strcmp(names[2], "dir") && !names[3], "dir_list: sorted, no dot files, NULL-terminated");
+		strv_free(names);
+		names = dir_list(sub, ends_with_json, NULL, NULL);
+		CHECK(names && names[0] && names[1] && !names[2], "dir_list keeps what the predicate accepts");
+		strv_free(names);
+		CHECK(!dir_list(path, NULL, NULL, &n) && strstr(oc_errmsg(), "cannot read"),
+		      "dir_list of a file is an error naming it");
+		unlink(dot);
+		unlink(a);
+		unlink(b);
+		free(sub);
+		free(dot);
+		free(a);
+		free(b);
+	}
 	data = read_line_file(path);
 	CHECK_STR(data, "hello", "read back atomic write");
 	free(data);
