@@ -8,11 +8,11 @@
 #include "session/session.h"
 #include "util/util.h"
 
-#define MAX_STACK 256
-
 struct feed {
 	struct afdo_binary *bin;
 	struct afdo_counts *counts;
+	struct afdo_lbr *lbr;        /* as deep as the deepest stack: the software sampler's go to 1024 */
+	size_t cap_lbr;
 	uint64_t stacks;
 };
 
@@ -29,11 +29,13 @@ static bool in_binary(struct feed *f, struct session *s, const struct session_sa
 static int on_sample(struct session *s, const struct session_sample *ss, void *arg)
 {
 	struct feed *f = arg;
-	struct afdo_lbr lbr[MAX_STACK];
-	size_t n = ss->s->branch_nr < MAX_STACK ? ss->s->branch_nr : MAX_STACK, i;
+	size_t n = ss->s->branch_nr, i;
+	struct afdo_lbr *lbr;
 
 	if (!n)
 		return 0;
+	GROW(f->lbr, f->cap_lbr, n);
+	lbr = f->lbr;
 	for (i = 0; i < n; i++) {
 		const struct pd_branch *b = &ss->s->branches[i];
 		lbr[i].from_in = in_binary(f, s, ss, b->from, &lbr[i].from);
@@ -73,5 +75,6 @@ int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_coun
 		ret = oc_err("%s: no branch stacks in the file: record with -b", path);
 out:
 	session_free(s);
+	free(f.lbr);
 	return ret < 0 ? -1 : 0;
 }

@@ -10,8 +10,6 @@
 #include "session/session.h"
 #include "util/util.h"
 
-#define MAX_STACK 256
-
 /* Identical stack lines are counted once and parsed once (llvm-profgen
  * aggregates the same way); pending lines are flushed before the binary's
  * mapping changes and when they hold too much text. */
@@ -31,6 +29,9 @@ struct reader {
 	struct hmap index;           /* afdo_pair (hash, probe) -> line index + 1 */
 	struct pending_line *lines;
 	size_t nr_lines, cap_lines, bytes;
+	struct pd_branch *br;        /* as many entries as the longest line can hold */
+	struct afdo_lbr *lbr;
+	size_t cap_br, cap_lbr;
 	uint64_t stacks;
 	bool warned;
 };
@@ -79,20 +80,25 @@ static void add_line(struct reader *r, const char *text, size_t len)
 	}
 }
 
-static void count_line(struct reader *r, const char *text, uint64_t count)
+static void count_line(struct reader *r, const char *text, size_t len, uint64_t count)
 {
-	struct afdo_lbr lbr[MAX_STACK];
-	struct pd_branch br[MAX_STACK];
+	struct pd_branch *br;
+	struct afdo_lbr *lbr;
 	struct pst_line pl;
 	size_t i;
 
-	if (pst_parse_line(text, br, MAX_STACK, &pl) < 0 || pl.kind != PST_BRANCHES || !pl.nr_branches)
+	/* an entry takes at least 4 characters: "a/b" and a blank */
+	GROW(r->br, r->cap_br, len / 4 + 1);
+	br = r->br;
+	if (pst_parse_line(text, br, r->cap_br, &pl) < 0 || pl.kind != PST_BRANCHES || !pl.nr_branches)
 		return;   /* the ip line of a call stack, a comm header, ... */
 	if (!afdo_mapper_count(r->mapper) && !r->warned) {
 		oc_warn("%s: no MMAP2 event for %s: using its link-time addresses", r->path,
 			afdo_binary_path(r->bin));
 		r->warned = true;
 	}
+	GROW(r->lbr, r->cap_lbr, pl.nr_branches);
+	lbr = r->lbr;
 	for (i = 0; i < pl.nr_branches; i++) {
 		lbr[i].from_in = afdo_mapper_map(r->mapper, -1, br[i].from, &lbr[i].from);
 		lbr[i].to_in = afdo_mapper_map(r->mapper, -1, br[i].to, &lbr[i].to);
@@ -107,7 +113,7 @@ static void flush_lines(struct reader *r)
 	size_t i;
 
 	for (i = 0; i < r->nr_lines; i++) {
-		count_line(r, r->lines[i].text, r->lines[i].count);
+		count_line(r, r->lines[i].text, r->lines[i].len, r->lines[i].count);
 		free(r->lines[i].text);
 	}
 	r->nr_lines = 0;
@@ -175,6 +181,8 @@ int afdo_read_perfscript(const char *path, struct afdo_binary *b, struct afdo_co
 	if (!ret && !r.stacks)
 		ret = oc_err("%s: no branch stacks in the file (want `perf script -F ip,brstack` output)", path);
 	free(r.lines);
+	free(r.br);
+	free(r.lbr);
 	lr_free(&lr);
 	fclose(fp);
 	afdo_mapper_free(r.mapper);

@@ -93,3 +93,27 @@ check_files_eq "--force: the same profile as with the right id" pie.ocrec other.
 "$OCREC" autofdo --line-counts max -i pie.data -i pie.data --binary inl -o two.prof 2>/dev/null
 check_eq "two inputs: the total doubles" \
 	"$(( $(sed -n '1s/^work:\([0-9]*\):.*/\1/p' pie.ocrec) * 2 ))" "$(sed -n '1s/^work:\([0-9]*\):.*/\1/p' two.prof)"
+
+# A stack of any depth is read whole: the software sampler writes up to 1024
+# entries (record --lbr-depth). One stack of 260 back edges holds 259 runs of
+# the loop's body, so its line has 259 (reading once stopped at 256 entries: 255).
+set -- $(back_edge inl)
+from=$(printf '0x%x' $((0x555555554000 + 0x$1)))
+to=$(printf '0x%x' $((0x555555554000 + 0x$2)))
+{
+	grep -v '^sample' pie.spec
+	printf 'sample 4242 4242 %s br' "$from"
+	i=0
+	while [ $i -lt 260 ]; do printf ' %s/%s' "$from" "$to"; i=$((i + 1)); done
+	echo
+} >deep.spec
+# the loop's line: the largest body count of work() (--line-counts max)
+loop_count() {
+	awk '/^work:/ { f = 1; next } /^[^ ]/ { f = 0 } f && $2 + 0 > max { max = $2 + 0 } END { print max + 0 }' "$1"
+}
+"$SYNTH" -o deep.data deep.spec &&
+	"$OCREC" autofdo --line-counts max -i deep.data --binary inl -o deep.prof 2>/dev/null
+check_eq "perf.data: a 260-deep stack counts the loop 259 times" 259 "$(loop_count deep.prof)"
+perf script -i deep.data -F ip,brstack --show-mmap-events >deep.script 2>/dev/null &&
+	"$OCREC" autofdo --line-counts max --perfscript deep.script --binary inl -o deep-script.prof 2>/dev/null
+check_eq "perf script text: the same stack, the same count" 259 "$(loop_count deep-script.prof)"
