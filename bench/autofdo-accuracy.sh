@@ -9,7 +9,8 @@
 # last two lines are "overlap gcc: 0.NNN" and "overlap llvm: 0.NNN"; -v lists
 # the lines that lose the most.
 # Environment: DEFS (preprocessor flags for every build: div.c needs
-# DEFS=-DITERS=N), FREQ (record -F), RUNS (profiled runs merged, default 1),
+# DEFS=-DITERS=N), FREQ (record -F), DEPTH (record --lbr-depth: the software
+# sampler's window, up to 1024), RUNS (profiled runs merged, default 1),
 # EXACT=1 (also the profiles of callgrind's exact counts, the ceiling,
 # through ocrec's own writers: "overlap exact-gcc", "overlap exact-llvm"),
 # WORK (keep the files there; default a temporary directory), OCREC, BUILD.
@@ -64,7 +65,7 @@ record() {
 	inputs=
 	for r in $(seq "${RUNS:-1}"); do
 		# shellcheck disable=SC2086
-		"$OCREC" record -q -b ${FREQ:+-F "$FREQ"} -o "$WORK/$rec.$r.data" "$WORK/$prog-$rec" "$@" >/dev/null
+		"$OCREC" record -q -b ${FREQ:+-F "$FREQ"} ${DEPTH:+--lbr-depth "$DEPTH"} -o "$WORK/$rec.$r.data" "$WORK/$prog-$rec" "$@" >/dev/null
 		inputs="$inputs -i $WORK/$rec.$r.data"
 	done
 }
