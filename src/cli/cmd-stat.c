@@ -28,7 +28,8 @@ static const char usage[] =
 	"                          percent-running,metric,metric-unit\n"
 	"      --json              one JSON object (target, runs, elapsed-seconds, counters[])\n"
 	"  -o, --output FILE       write the results to FILE instead of stderr\n"
-	"  -v, --verbose           say why events could not be counted\n"
+	"  -v, --verbose           say when counting starts (-p, -a) and why events\n"
+	"                          could not be counted\n"
 	"\n"
 	"The results go to stderr (as perf stat does) unless -o is given; the exit status is PROG's.\n";
 

@@ -374,6 +374,11 @@ int stat_count_until_stopped(struct stat_session *s, pid_t watch)
 	t0 = now_seconds();
 	if (ret == 0)
 		ret = stat_enable(s);
+	/* after the enable, not the open: a script may start the workload on it */
+	if (ret == 0 && watch > 0)
+		oc_debug(1, "counting process %d until it exits (or Ctrl-C)", (int)watch);
+	else if (ret == 0)
+		oc_debug(1, "counting until Ctrl-C");
 	/* until Ctrl-C, or until the watched process has exited (a pidfd also
 	 * sees a zombie that kill(pid, 0) would still find) */
 	while (ret == 0 && !stop_requested && !process_gone(watch_fd, watch))

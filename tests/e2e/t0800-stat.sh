@@ -92,16 +92,17 @@ check_match "each is counted or, without that PMU here, <not supported>" \
 # --- -p PID: attach to a running process ---------------------------------------
 mkfifo "$TMP/fifo"
 "$TMP/pages" 3000 wait "$TMP/fifo" & prog=$!
-"$OCREC" stat -x, -e page-faults -p "$prog" 2>"$TMP/pid" & st=$!
-# let the program go once ocrec holds its counter (a perf_event fd)
+"$OCREC" stat -v -x, -e page-faults -p "$prog" 2>"$TMP/pid" & st=$!
+# let the program go once ocrec counts (-v says so after enabling the
+# counter: an open perf_event fd alone is not yet counting)
 i=0
-while [ $i -lt 100 ] && ! ls -l /proc/$st/fd 2>/dev/null | grep -q 'perf_event'; do
+while [ $i -lt 600 ] && ! grep -q '^ocrec: counting' "$TMP/pid"; do
 	sleep 0.1; i=$((i + 1))
 done
 echo go >"$TMP/fifo"
 wait "$st"; rc=$?
 wait "$prog" 2>/dev/null
-n=$(csv "$TMP/pid" 1 , 1)
+n=$(grep ',page-faults,' "$TMP/pid" | cut -d, -f1)
 check_eq "-p: ends when the process exits" 0 "$rc"
 if [ "${n:-0}" -ge 3000 ] 2>/dev/null; then pass "-p: the process's 3000 page faults counted ($n)"; else fail "-p count" "$(cat "$TMP/pid")"; fi
 
