@@ -43,19 +43,14 @@ for name in $NAMES; do
 	dict=
 	[ -f "$ROOT/tests/fuzz/$name.dict" ] && dict=-dict=$ROOT/tests/fuzz/$name.dict
 	log=$TMP/$name.log
-	# with -jobs=N, libFuzzer writes each job's output to fuzz-JOB.log in its
-	# working directory: one directory per target keeps them apart
-	run=$TMP/$name.run
-	mkdir -p "$run"
 	# shellcheck disable=SC2086
-	(cd "$run" && "$fuzz" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	(cd "$TMP" && "$fuzz" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$ART/$name-" $dict $FUZZ_FLAGS "$corpus" >"$log" 2>&1)
 	rc=$?
-	cat "$run"/fuzz-*.log >>"$log" 2>/dev/null
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s+=$1} END {print s+0}')
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | awk '{s+=$1} END {print s+0}')
 	rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | sort -n | tail -n 1)
-	last=$(grep -E '^#[0-9]+' "$log" | sort -t: -k2 -n | tail -n 1)
+	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
 	cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
 	corp=$(echo "$last" | sed -n 's/.*corp: \([0-9]*\)\/\([0-9a-zA-Z]*\).*/\1 inputs, \2/p')
