@@ -127,6 +127,10 @@ struct body_sample {
 	struct call_target *targets;
 	size_t nr_targets;
 	bool duplicated;   /* LLVM: some instruction has a duplication factor > 1 */
+	/* LLVM, duplicated instructions: the largest factor, the largest count
+	 * before it multiplies, the call instructions and the calls they made */
+	unsigned dup, nr_calls;
+	uint64_t plain, calls;
 };
 
 /* A line's count from the flow of control (see count_flow): the counts of
@@ -400,8 +404,17 @@ static void attribute_range(struct afdo_profile *p, struct afdo_binary *b, uint6
 		disc = frame_disc(p, leaf->discriminator);
 		s = body_at(f, frame_offset(leaf), disc);
 		if (p->flavor == AFDO_LLVM && afdo_llvm_duplication_factor(leaf->discriminator) > 1) {
-			c *= afdo_llvm_duplication_factor(leaf->discriminator);
+			unsigned dup = afdo_llvm_duplication_factor(leaf->discriminator);
+			c *= dup;
 			s->duplicated = true;
+			if (s->dup < dup)
+				s->dup = dup;
+			if (s->plain < count)
+				s->plain = count;
+			if (afdo_insn_kind_at(b, ip) == AFDO_INSN_CALL) {
+				s->nr_calls++;
+				s->calls += count;
+			}
 		}
 		if (s->count < c)
 			s->count = c;   /* a line's count is the max over its instructions */
@@ -577,10 +590,26 @@ static void count_flow(struct afdo_binary *b, const struct afdo_counts *c, struc
 	count_inner(ps);
 }
 
+/* LLVM's count of a line with a duplication factor F is its largest count
+ * times F: the unroller made F copies, each running a share of the line's
+ * executions. Copies the optimizer then folded away do not run: clang 14
+ * unrolls loop.c's inner loop ten times, drops the five copies of `foo(i)`
+ * that `i % 2` rules out, and count x 10 makes the line twice as hot as it
+ * ran. A line that calls counts its surviving copies: where it has fewer
+ * call instructions than F, the calls they made are its executions. */
+static void count_copies(struct body_sample *s)
+{
+	uint64_t n = s->calls < s->count ? s->calls : s->count;
+
+	if (s->duplicated && s->nr_calls && s->nr_calls < s->dup)
+		s->count = n > s->plain ? n : s->plain;
+}
+
 /* Each line's count from the flow, where it exceeds the largest count of
  * its instructions; LLVM's lines with duplication factors (unrolled loops)
- * keep the duplication rule. gcc 12 reads the last entry of a line, its
- * largest (see afdo_write_gcc): that one gets the line's count. */
+ * count their copies instead (count_copies). gcc 12 reads the last entry
+ * of a line, its largest (see afdo_write_gcc): that one gets the line's
+ * count. */
 static void apply_flow(struct afdo_profile *p, struct fprof *f)
 {
 	struct hmap best;   /* struct site -> the index + 1 of its largest body sample */
@@ -603,6 +632,8 @@ static void apply_flow(struct afdo_profile *p, struct fprof *f)
 			s->count = n;
 	}
 	hmap_free(&best);
+	for (i = 0; i < f->nr_body; i++)
+		count_copies(&f->body[i]);
 	for (i = 0; i < f->nr_calls; i++)
 		apply_flow(p, f->calls[i].callee);
 }
