@@ -33,6 +33,7 @@
 #define RING_PAGES 64
 #define DEFAULT_DEPTH 32
 #define MAX_DEPTH 1024
+#define STOP_POLL_NS 100000     /* wait_stop() */
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 		     PERF_SAMPLE_PERIOD)
 #define PTRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
@@ -261,6 +262,29 @@ static void before_follow(pid_t tid, void *arg)
 	s->pinned = pin_thread(s, tid, &s->thread_mask) == 0;
 }
 
+/* The next wait status, the interrupt stop of tid most often. When tid last
+ * ran on another CPU than the tracer's, that stop comes within some 20 us:
+ * asking for it without sleeping spares the tracer a sleep and a wake-up (two
+ * context switches, which cost more than the asking in a VM) while the
+ * thread waits stopped. On the tracer's own CPU the thread needs the CPU to
+ * stop, so the tracer sleeps at once. */
+static pid_t wait_stop(const struct pending_sample *ps, int *status)
+{
+	int cpu = sched_getcpu();
+
+	if (cpu >= 0 && (uint32_t)cpu != ps->cpu) {
+		uint64_t until = now_ns() + STOP_POLL_NS;
+		pid_t p;
+
+		do {
+			p = waitpid(-1, status, __WALL | WNOHANG);
+			if (p != 0)
+				return p;
+		} while (now_ns() < until);
+	}
+	return waitpid(-1, status, __WALL);
+}
+
 /* Interrupt the sampled thread and collect its window. */
 static int take_window(struct session *s, const struct pending_sample *ps)
 {
@@ -276,7 +300,7 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
 		return 0;   /* gone meanwhile */
 	for (;;) {
-		pid_t p = waitpid(-1, &status, __WALL);
+		pid_t p = wait_stop(ps, &status);
 
 		if (p < 0) {
 			if (errno == EINTR)
@@ -592,48 +616,68 @@ static void detach_process(struct session *s)
 	free(tids);
 }
 
+/* SIGINT/SIGTERM (read off the signalfd): terminate a forked workload like
+ * perf (a second one kills it), or stop recording an attached process
+ * (true). The SIGCHLD that comes with every ptrace stop is read as well:
+ * left pending, it would wake the next poll() at once. */
+static bool read_signals(struct session *s, bool *stopping)
+{
+	struct signalfd_siginfo si[8];
+	bool detach = false;
+	ssize_t n;
+	size_t i;
+
+	while ((n = read(s->sigfd, si, sizeof(si))) > 0) {
+		for (i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+			if (si[i].ssi_signo == SIGCHLD)
+				continue;
+			if (!s->workload)
+				detach = true;
+			else
+				kill(s->workload, *stopping ? SIGKILL : SIGTERM);
+			*stopping = true;
+		}
+		if ((size_t)n < sizeof(si))
+			break;
+	}
+	return detach;
+}
+
+/* One pass per wake-up: the samples, the windows they ask for, the signals
+ * (and the SIGCHLDs of the windows' stops), the threads' other stops, then
+ * sleep until the next sample or signal. A window costs the tracer about 14
+ * system calls this way, the window's own included. */
 static int record_loop(struct session *s)
 {
 	bool stopping = false, detach = false;
+	size_t i;
 
 	for (;;) {
 		int ready;
 
 		if (drain(s) < 0)
 			return -1;
+		for (i = 0; i < s->nr_pending && !s->workload_done; i++)
+			if (take_window(s, &s->pending[i]) < 0)
+				return -1;
+		s->nr_pending = 0;
+		if (read_signals(s, &stopping))
+			detach = true;
 		reap(s);
 		if (s->workload_done || detach || (s->attached && kill(s->attached, 0) < 0))
 			break;
-		/* With samples waiting, only a look at the signals: a workload
-		 * whose threads keep the timer busy must not keep Ctrl-C out. */
-		ready = poll(s->pfds, s->nr_rings + 1, s->nr_pending ? 0 : 100);
+		ready = poll(s->pfds, s->nr_rings + 1, 100);
 		if (ready < 0 && errno != EINTR)
 			return oc_err_errno("poll");
-		if (ready > 0 && !s->nr_pending)
-			s->wakeups++;
-		if (s->pfds[s->nr_rings].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			/* SIGINT/SIGTERM: terminate a forked workload like perf (a second
-			 * one kills it), or stop recording an attached process. */
-			while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD)
-					continue;
-				if (!s->workload)
-					detach = true;
-				else
-					kill(s->workload, stopping ? SIGKILL : SIGTERM);
-				stopping = true;
-			}
-		}
-		if (s->nr_pending && !detach) {
-			size_t i;
-
-			for (i = 0; i < s->nr_pending && !s->workload_done; i++)
-				if (take_window(s, &s->pending[i]) < 0)
-					return -1;
-		}
-		s->nr_pending = 0;
+		if (ready <= 0)
+			continue;
+		s->wakeups++;
+		/* A ring whose threads have all ended reports POLLHUP until the
+		 * tracer reaps them (a few ms at exit): poll() would return at once
+		 * all that time. Its last records are drained all the same. */
+		for (i = 0; i < s->nr_rings; i++)
+			if (s->pfds[i].revents & (POLLHUP | POLLERR))
+				s->pfds[i].fd = -1;
 	}
 	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
 	return drain(s);
