@@ -31,6 +31,11 @@ static void cs_load(void)
 	dlib_load(libs, "libcapstone4", syms, (void **)&cs, sizeof(syms) / sizeof(*syms));
 }
 
+void dlib_capstone_load(void)
+{
+	pthread_once(&cs_once, cs_load);
+}
+
 /* Every other function needs a handle from cs_open(), so only it loads. */
 cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)
 {

@@ -19,6 +19,11 @@
  * all the others were found, so the shims test only that one. The handle
  * (NULL when no library loaded); a warning for each thing missing. */
 void *dlib_load(const char *const *libs, const char *pkg, const char *const *syms, void **fns, size_t n);
+/* Load capstone, or libunicorn, now if not yet: for a caller that can spend
+ * the time on another thread (a few ms: page faults over the library and its
+ * relocations) rather than at the first call, which blocks until it is done. */
+void dlib_capstone_load(void);
+void dlib_unicorn_load(void);
 /* libpfm4's release ("4.13.0", from its file name) once loaded, else "". */
 const char *dlib_pfm_release(void);
 

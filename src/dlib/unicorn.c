@@ -40,6 +40,11 @@ static void uc_load(void)
 	dlib_load(libs, "libunicorn2", syms, (void **)&uc, sizeof(syms) / sizeof(*syms));
 }
 
+void dlib_unicorn_load(void)
+{
+	pthread_once(&uc_once, uc_load);
+}
+
 /* Every other function needs an engine from uc_open(), so only it loads. */
 uc_err uc_open(uc_arch arch, uc_mode mode, uc_engine **engine)
 {

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "cpu/cpu.h"
+#include "dlib/dlib.h"
 #include "capture/capture.h"
 #include "symbols/symbols.h"
 #include "sampler/sampler-internal.h"
@@ -540,6 +542,19 @@ static int open_output(struct session *s, const struct perf_event_attr *timer)
 	return 0;
 }
 
+/* The libraries the windows need, loaded while the workload starts: the
+ * first window would otherwise load them with its thread stopped (about 4 ms
+ * here for libunicorn and capstone). Started after the workload is forked,
+ * so that no fork copies a half-held loader lock. */
+static void *preload_libraries(void *arg)
+{
+	(void)arg;
+	dlib_capstone_load();
+	if (swb_emulation_wanted())
+		dlib_unicorn_load();
+	return NULL;
+}
+
 /* Fork argv held before exec (the recorder's workload), traced from the start. */
 static int start_workload(struct session *s, int *go_fd, int *err_fd)
 {
@@ -729,6 +744,8 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	char *cache_owned = NULL;
 	pid_t *tids = NULL;
 	size_t i, nr_tids = 0;
+	pthread_t preloader;
+	bool preloading = false;
 
 	memset(st, 0, sizeof(*st));
 	if (o->all_cpus)
@@ -773,6 +790,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	configure_timer(o, &timer, forked);
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
+	preloading = pthread_create(&preloader, NULL, preload_libraries, NULL) == 0;
 	if (open_timer(&s, &timer, forked ? &s.workload : tids, forked ? 1 : nr_tids) < 0)
 		goto out;
 	s.pfds[s.nr_rings] = (struct pollfd){ .fd = s.sigfd, .events = POLLIN };
@@ -833,6 +851,8 @@ out:
 	close_timer(&s);
 	if (s.sigfd >= 0)
 		close(s.sigfd);
+	if (preloading)
+		pthread_join(preloader, NULL);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	for (i = 0; i < s.nr_spaces; i++)
 		swb_space_free(s.spaces[i].sp);

@@ -174,6 +174,9 @@ struct swb_tracer {
 	struct swb_entry *emulated, *part;      /* internal buffers, cap entries */
 	int cap;
 };
+/* Whether windows are emulated (libunicorn) before they are followed:
+ * OCREC_SAMPLER_EMULATION=0 turns it off (for tests and comparisons). */
+bool swb_emulation_wanted(void);
 /* Free the tracer's buffers. */
 void swb_tracer_free(struct swb_tracer *t);
 

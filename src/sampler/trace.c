@@ -1505,9 +1505,7 @@ static enum round_result emulated_part(struct follow *f, struct swb_uc *u, bool 
 	return R_MORE;
 }
 
-/* Whether windows are emulated (libunicorn) before they are followed:
- * OCREC_SAMPLER_EMULATION=0 turns it off (for tests and comparisons). */
-static bool emulation_wanted(void)
+bool swb_emulation_wanted(void)
 {
 	static int wanted = -1;
 
@@ -1551,7 +1549,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		t->bp = swb_breakpoints();
 	f.int3 = t->bp == SWB_BP_INT3;
 	t->spawned = false;
-	if (!t->no_emulation && emulation_wanted() && (u = swb_space_uc(sp))) {
+	if (!t->no_emulation && swb_emulation_wanted() && (u = swb_space_uc(sp))) {
 		int cap = depth + depth / 4 + 1;
 
 		if (t->cap < cap) {
