@@ -10,7 +10,8 @@
 # the lines that lose the most.
 # Environment: DEFS (preprocessor flags for every build: div.c needs
 # DEFS=-DITERS=N), FREQ (record -F), DEPTH (record --lbr-depth: the software
-# sampler's window, up to 1024), RUNS (profiled runs merged, default 1),
+# sampler's window, default 1024 as docs/autofdo.md recommends for AutoFDO
+# without LBR; empty: record's default), RUNS (profiled runs merged, default 1),
 # EXACT=1 (also the profiles of callgrind's exact counts, the ceiling,
 # through ocrec's own writers: "overlap exact-gcc", "overlap exact-llvm"),
 # WORK (keep the files there; default a temporary directory), OCREC, BUILD.
@@ -19,6 +20,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 OCREC=${OCREC:-$BUILD/ocrec}
 DEFS=${DEFS:-}
+DEPTH=${DEPTH-1024}
 verbose=
 if [ "${1:-}" = -v ]; then verbose=-v; shift; fi
 [ $# -ge 1 ] || { echo "usage: sh bench/autofdo-accuracy.sh [-v] PROG.c [ARGS...]" >&2; exit 2; }

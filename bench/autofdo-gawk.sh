@@ -21,7 +21,9 @@
 #      interval)
 # Not part of CI. usage: sh bench/autofdo-gawk.sh [BUILD-DIR] [ROUNDS] [WORKDIR]
 # ROUNDS >= 20. Builds run under nice, the timed runs do not.
-# PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile (default 4 at 4000);
+# PROFILE_RUNS=N runs of PROFILE_FREQ Hz are merged into each profile (default 4 at 4000),
+# recorded with PROFILE_DEPTH-deep windows where the software sampler records
+# (--lbr-depth, default 1024; empty: record's default);
 # GAWK_LOCALE sets the locale of the profiled and timed runs, default C.UTF-8;
 # GAWK_SCRIPT=FILE.awk [GAWK_INPUT=FILE] profiles and times another workload: its
 # profiles and optimized builds are named after it, the base builds are shared;
@@ -61,13 +63,15 @@ build base-clang clang-14 "-O2 -g -fdebug-info-for-profiling"
 # about 1.5k samples at 1 kHz, thin for a whole interpreter.
 PROFILE_RUNS=${PROFILE_RUNS:-4}
 PROFILE_FREQ=${PROFILE_FREQ:-4000}
+PROFILE_DEPTH=${PROFILE_DEPTH-1024}
 profile() {  # BUILD FORMAT OUT
 	if [ -f "$3" ] && [ "$3" -nt "$1/gawk" ]; then
 		return
 	fi
 	inputs=
 	for r in $(seq "$PROFILE_RUNS"); do
-		"$OCREC" record -q -b -F "$PROFILE_FREQ" -o "$1.$NAME.$r.data" "$1/gawk" -f "$NAME.awk" "$INPUT" >/dev/null
+		"$OCREC" record -q -b -F "$PROFILE_FREQ" ${PROFILE_DEPTH:+--lbr-depth "$PROFILE_DEPTH"} \
+			-o "$1.$NAME.$r.data" "$1/gawk" -f "$NAME.awk" "$INPUT" >/dev/null
 		inputs="$inputs -i $1.$NAME.$r.data"
 	done
 	# shellcheck disable=SC2086

@@ -27,6 +27,10 @@ struct afdo_pair {
 const struct hmap *afdo_counts_ranges(const struct afdo_counts *c);    /* (begin, end) inclusive */
 const struct hmap *afdo_counts_branches(const struct afdo_counts *c);  /* (from, to) */
 
+/* c += src's counters times num / den, each rounded (at least 1 where src
+ * has a counter); its stack totals as they are. */
+void afdo_counts_merge_scaled(struct afdo_counts *c, const struct afdo_counts *src, uint64_t num, uint64_t den);
+
 /* Address mapping for one input: the binary's mappings seen in MMAP records. */
 struct afdo_mapper;
 /* identity: without any mapping, take addresses as the binary's own

@@ -80,6 +80,24 @@ void afdo_counts_add_stack(struct afdo_counts *c, const struct afdo_lbr *lbr, si
 	}
 }
 
+static void merge_table(struct hmap *dst, const struct hmap *src, uint64_t num, uint64_t den)
+{
+	size_t i;
+
+	for (i = 0; i < hmap_count(src); i++) {
+		uint64_t n = (*(const uint64_t *)hmap_val(src, i) * num + den / 2) / den;
+		*(uint64_t *)hmap_get(dst, hmap_key(src, i)) += n ? n : 1;
+	}
+}
+
+void afdo_counts_merge_scaled(struct afdo_counts *c, const struct afdo_counts *src, uint64_t num, uint64_t den)
+{
+	merge_table(&c->ranges, &src->ranges, num, den);
+	merge_table(&c->branches, &src->branches, num, den);
+	c->nr_stacks += src->nr_stacks;
+	c->nr_in_binary += src->nr_in_binary;
+}
+
 void afdo_counts_add_range(struct afdo_counts *c, uint64_t begin, uint64_t end, uint64_t count)
 {
 	*(uint64_t *)hmap_get(&c->ranges, &(struct afdo_pair){ begin, end }) += count;

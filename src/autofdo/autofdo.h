@@ -57,6 +57,9 @@ uint64_t afdo_counts_nr_in_binary(const struct afdo_counts *c);
 /* --- input --- */
 struct afdo_input_opts {
 	bool force;          /* use the data even when build-ids disagree */
+	/* perf.data: count the software branch sampler's windows as they are,
+	 * not weighed by the time per branch where each starts */
+	bool unweighted;
 };
 /* perf script text (`perf script -F ip,brstack [--show-mmap-events]`, llvm-profgen's
  * input). 0, or -1 + oc_err(). */

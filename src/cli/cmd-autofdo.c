@@ -9,7 +9,7 @@
 static const char usage[] =
 	"usage: ocrec autofdo [-i perf.data]... [--perfscript FILE]... --binary PROG\n"
 	"                     [--format llvm|llvm-ext|gcc] [--line-counts flow|max]\n"
-	"                     [--sampled-only] [-o FILE] [--force]\n"
+	"                     [--sampled-only] [--unweighted] [-o FILE] [--force]\n"
 	"\n"
 	"Turn branch stacks (hardware LBR or ocrec's software sampler) into an AutoFDO\n"
 	"profile of PROG, attributed to source lines and inline stacks from its DWARF.\n"
@@ -28,10 +28,14 @@ static const char usage[] =
 	"                       count, as llvm-profgen and create_gcov count\n"
 	"      --sampled-only   gcc: list only the functions with samples (by default\n"
 	"                       every function of PROG, the others with zero counts)\n"
+	"      --unweighted     count the software sampler's windows as they are (by\n"
+	"                       default each is weighed against the timer's bias: by\n"
+	"                       the branches per window started where it starts)\n"
 	"  -o, --output FILE    write the profile here (atomically); default stdout\n"
 	"      --force          use samples even when the recorded build-id differs\n";
 
-enum { OPT_BINARY = OPT_FIRST_LOCAL, OPT_PERFSCRIPT, OPT_FORMAT, OPT_FORCE, OPT_LINE_COUNTS, OPT_SAMPLED_ONLY };
+enum { OPT_BINARY = OPT_FIRST_LOCAL, OPT_PERFSCRIPT, OPT_FORMAT, OPT_FORCE, OPT_LINE_COUNTS, OPT_SAMPLED_ONLY,
+       OPT_UNWEIGHTED };
 
 struct input {
 	const char *path;
@@ -62,6 +66,7 @@ int cmd_autofdo(int argc, char **argv)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "line-counts", required_argument, NULL, OPT_LINE_COUNTS },
 		{ "sampled-only", no_argument, NULL, OPT_SAMPLED_ONLY },
+		{ "unweighted", no_argument, NULL, OPT_UNWEIGHTED },
 		GLOBAL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -90,6 +95,7 @@ int cmd_autofdo(int argc, char **argv)
 		case OPT_FORCE: in_opts.force = true; break;
 		case OPT_LINE_COUNTS: line_counts = optarg; break;
 		case OPT_SAMPLED_ONLY: build.sampled_only = true; break;
+		case OPT_UNWEIGHTED: in_opts.unweighted = true; break;
 		case 'h':
 			free(inputs);
 			return cli_help(usage);
