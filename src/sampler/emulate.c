@@ -54,6 +54,9 @@
 #define INT3 0xcc
 #define NO_PAGE 1
 
+/* Writable pages a run reads that the next run reads again together. */
+#define MAX_RECENT 32
+
 /* Data is mapped into the emulator in chunks of up to CHUNK bytes (a page
  * is read when a window first touches it), code in chunks of CODE_CHUNK
  * (read when mapped): libunicorn's cost of a mapping grows with their number. */
@@ -77,6 +80,7 @@ struct upage {
 	uint8_t *buf;           /* in its chunk's */
 	struct uchunk *c;
 	unsigned gen;           /* the window whose copy buf holds (0: none; not for stable ones) */
+	unsigned used;          /* the last window that read it (not for stable ones) */
 	bool patched;           /* holds int3s of ours */
 };
 
@@ -111,6 +115,10 @@ struct swb_uc {
 	struct hmap tbs;        /* uint64_t block start -> struct tbinfo * */
 	struct upage *last;     /* the page looked up last */
 	unsigned gen;           /* windows begun */
+	/* the writable pages the last run read, read again in one system call
+	 * when the next one begins (cleared when pages are dropped) */
+	struct upage *recent[MAX_RECENT];
+	int nr_recent;
 
 	/* the run */
 	pid_t tid;
@@ -218,7 +226,7 @@ static bool map_chunk(struct swb_uc *u, const struct swb_area *a, uint64_t start
 	for (p = start; p < end; p += PAGE) {
 		struct upage *pg = xcalloc(1, sizeof(*pg));
 
-		*pg = (struct upage){ p, c->buf + (p - start), c, 0, false };
+		*pg = (struct upage){ .addr = p, .buf = c->buf + (p - start), .c = c };
 		insert(&u->pages, p, pg);
 		c->pages++;
 	}
@@ -344,6 +352,7 @@ static bool keep_page(const void *key, void *val, void *arg)
 
 static void drop_pages(struct swb_uc *u, struct drop_pages *d)
 {
+	u->nr_recent = 0;
 	size_t before = hmap_count(&u->pages);
 
 	hmap_retain(&u->pages, mark_chunk, d);
@@ -401,6 +410,11 @@ static bool may_access(struct swb_uc *u, uint64_t addr, uint64_t size, enum swb_
 			if (!read_page(u->tid, pg))
 				return false;
 			pg->gen = u->gen;
+		}
+		if (!pg->c->stable && pg->used != u->gen) {
+			pg->used = u->gen;
+			if (u->nr_recent < MAX_RECENT)
+				u->recent[u->nr_recent++] = pg;
 		}
 		if (pg->patched)
 			for (a = addr < p ? p : addr; a < addr + size && a < p + PAGE; a++)
@@ -1035,6 +1049,28 @@ static bool load_regs(struct swb_uc *u, const struct user_regs_struct *r)
 	return uc_reg_write_batch(u->uc, (int *)ids, (void *const *)vals, (int)ARRAY_SIZE(ids)) == UC_ERR_OK;
 }
 
+/* Most runs read the writable pages the last one read (the stack, the
+ * globals, the hot end of the heap): they are read again all at once, one
+ * process_vm_readv instead of one per page when first touched. A page it
+ * cannot read (unmapped since) and those after it are read when touched. */
+static void reread_recent(struct swb_uc *u)
+{
+	struct iovec local[MAX_RECENT], remote[MAX_RECENT];
+	int i, n = u->nr_recent;
+	ssize_t got;
+
+	u->nr_recent = 0;
+	if (n < 2)
+		return;     /* one page: read when touched, as before */
+	for (i = 0; i < n; i++) {
+		local[i] = (struct iovec){ u->recent[i]->buf, PAGE };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)u->recent[i]->addr, PAGE };
+	}
+	got = process_vm_readv(u->tid, local, (unsigned long)n, remote, (unsigned long)n, 0);
+	for (i = 0; i < n && got >= (ssize_t)((uint64_t)(i + 1) * PAGE); i++)
+		u->recent[i]->gen = u->gen;
+}
+
 void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs, const struct swb_uc_goal *g,
 		struct swb_uc_out *out)
 {
@@ -1054,6 +1090,7 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 		drop_pages(u, &d);
 		u->maps_gen = swb_mem_maps_gen(u->mem);
 	}
+	reread_recent(u);
 	if (!swb_mem_rseq(u->mem, &u->rseq_start, &u->rseq_end))
 		u->rseq_start = u->rseq_end = 0;
 	u->pending = NULL;
