@@ -65,7 +65,9 @@ PROFILE_RUNS=${PROFILE_RUNS:-4}
 PROFILE_FREQ=${PROFILE_FREQ:-4000}
 PROFILE_DEPTH=${PROFILE_DEPTH-1024}
 profile() {  # BUILD FORMAT OUT
-	if [ -f "$3" ] && [ "$3" -nt "$1/gawk" ]; then
+	# made again after gawk or ocrec changed (an older ocrec recorded and
+	# counted otherwise)
+	if [ -f "$3" ] && [ "$3" -nt "$1/gawk" ] && [ "$3" -nt "$OCREC" ]; then
 		return
 	fi
 	inputs=
