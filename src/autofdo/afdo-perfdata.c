@@ -22,6 +22,7 @@
  * its start region until the weights are known. */
 #define REGION_SHIFT 8
 #define WEIGHT_ONE 1024      /* fixed-point weight 1 */
+#define DEEP_WINDOW 1024     /* the depth to record AutoFDO's windows with */
 
 struct region_key {
 	uint64_t pid, func, chunk;   /* func: the function's entry + 1 in the binary, else 0 */
@@ -41,6 +42,7 @@ struct feed {
 	bool weigh;
 	struct hmap regions;         /* struct region_key -> struct region */
 	uint64_t windows;
+	size_t deepest;              /* the deepest window */
 	const uint64_t *funcs;       /* the binary's function entries, sorted */
 	size_t nr_funcs;
 };
@@ -69,6 +71,8 @@ static void add_window(struct feed *f, const struct pd_sample *s, const struct a
 	afdo_counts_add_stack(r->counts, lbr, n, 1);
 	r->starts++;
 	f->windows++;
+	if (f->deepest < n)
+		f->deepest = n;
 	for (i = 0; i < n; i++)
 		region_of(f, s->pid, s->branches[i].from, lbr[i].from_in, lbr[i].from)->entries++;
 }
@@ -171,6 +175,10 @@ int afdo_read_perfdata(const char *path, struct afdo_binary *b, struct afdo_coun
 		ret = oc_err("%s: no branch stacks in the file: record with -b", path);
 	if (ret == 0)
 		weigh_windows(&f);
+	/* the weights undo only part of the bias of short windows */
+	if (ret == 0 && f.windows && f.deepest < DEEP_WINDOW)
+		oc_warn("%s: the software sampler's windows are %zu branches deep: record with --lbr-depth %d "
+			"for a more accurate profile (docs/autofdo.md, \"Accuracy\")", path, f.deepest, DEEP_WINDOW);
 	regions_free(&f.regions);
 out:
 	session_free(s);

@@ -128,7 +128,8 @@ LLVM=/usr/lib/llvm-14/bin
 if [ -x "$LLVM/clang" ] && [ -x "$LLVM/llvm-profdata" ]; then
 	"$LLVM/clang" -O2 -g -fdebug-info-for-profiling -o cloop "$PROGS/loop.c" ||
 		{ fail "compile loop.c with clang-14" "clang failed"; exit 1; }
-	"$OCREC" record -b -q -o cloop.data ./cloop 3000000 >/dev/null 2>&1
+	# 1024-deep windows, as docs/autofdo.md says to record AutoFDO's samples
+	"$OCREC" record -b -q --lbr-depth 1024 -o cloop.data ./cloop 3000000 >/dev/null 2>&1
 	"$OCREC" autofdo -i cloop.data --binary ./cloop -o cloop.prof 2>autofdo.err
 	check_eq "autofdo: exit 0 on a sampled file" 0 $?
 	check_eq "autofdo: no warning" "" "$(cat autofdo.err)"

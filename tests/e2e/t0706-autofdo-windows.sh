@@ -122,6 +122,9 @@ check_biased() {
 if write_spec software >sw.spec && "$SYNTH" -o sw.data sw.spec && write_spec hardware >hw.spec &&
 	"$SYNTH" -o hw.data hw.spec; then
 	check "weighed profile" "$OCREC" autofdo --line-counts max -i sw.data --binary w -o sw.prof
+	"$OCREC" autofdo -i sw.data --binary w -o /dev/null 2>sw.err
+	check_match "4-deep windows: deeper ones are recommended" \
+		"sw.data: the software sampler's windows are 4 branches deep: record with --lbr-depth 1024" "$(cat sw.err)"
 	check_close "weighed windows: the loops count nearly the same" "$(loop_count sw.prof slow)" \
 		"$(loop_count sw.prof fast)"
 	check "unweighted profile" "$OCREC" autofdo --unweighted --line-counts max -i sw.data --binary w -o sw-u.prof
@@ -129,6 +132,8 @@ if write_spec software >sw.spec && "$SYNTH" -o sw.data sw.spec && write_spec har
 	check_nearer "weighed windows: the head counts come closer" "$(heads sw.prof)" "$(heads sw-u.prof)"
 	check "hardware event's profile" "$OCREC" autofdo --line-counts max -i hw.data --binary w -o hw.prof
 	check_biased "a hardware event's stacks are not weighed" "$(loop_count hw.prof slow)" "$(loop_count hw.prof fast)"
+	"$OCREC" autofdo -i hw.data --binary w -o /dev/null 2>hw.err
+	check_eq "no window depth is recommended for hardware stacks" "" "$(grep -e --lbr-depth hw.err)"
 else
 	fail "pd-synth specs" "the addresses of w's branches were not found or pd-synth failed"
 fi
