@@ -3,9 +3,8 @@
 # recorded with `ocrec record -b` is rewritten from `ocrec bolt`'s fdata with
 # block and function reordering and splitting; llvm-bolt reports the profile
 # as used and the rewritten program prints what the original prints. The
-# pre-aggregated form gives llvm-bolt the same decisions: the same dyno-stats
-# and the same rewritten binary (apart from the note where llvm-bolt records
-# its command line).
+# pre-aggregated form is used by llvm-bolt -pa too, and perf2bolt aggregates
+# it into exactly the fdata ocrec wrote.
 . "$(dirname "$0")/../lib.sh"
 LLVM=/usr/lib/llvm-16/bin
 need_cmd "$LLVM/llvm-bolt" objcopy cc
@@ -32,14 +31,21 @@ check_match "its blocks are laid out from it" "basic block reordering modified l
 ./main 200000 >expected 2>&1
 ./main.bolt 200000 >got 2>&1
 check_eq "the rewritten program prints what the original prints" "$(cat expected)" "$(cat got)"
+check_match "with dyno-stats" "executed instructions" "$(cat fdata.log)"
 
 # shellcheck disable=SC2086
 "$LLVM/llvm-bolt" main -o main-pa.bolt -pa -data=main.pa $OPTS >pa.log 2>&1
 check_eq "llvm-bolt -pa reads the pre-aggregated text (exit 0)" 0 $?
-grep -E '^ +[0-9]+ : ' fdata.log >fdata.dyno
-grep -E '^ +[0-9]+ : ' pa.log >pa.dyno
-check_match "dyno-stats were printed" "executed instructions" "$(cat fdata.dyno)"
-check_files_eq "the same dyno-stats from both forms" fdata.dyno pa.dyno
-objcopy --remove-section=.note.bolt_info main.bolt fdata.stripped
-objcopy --remove-section=.note.bolt_info main-pa.bolt pa.stripped
-check_files_eq "the same rewritten binary from both forms" fdata.stripped pa.stripped
+check_match "and uses the profile" "BOLT-INFO: [1-9][0-9]* out of [0-9]+ functions in the binary .* have non-empty execution profile" \
+	"$(cat pa.log)"
+./main-pa.bolt 200000 >got-pa 2>&1
+check_eq "the program rewritten from it prints what the original prints" "$(cat expected)" "$(cat got-pa)"
+# BOLT's own aggregation of the pre-aggregated text is the fdata ocrec wrote.
+# (llvm-bolt's two readers, -pa in memory and fdata, do not always give the
+# same dyno-stats for one profile: 1510 against 1514 forward branches once in
+# six recordings here, with this very equality holding.)
+"$LLVM/perf2bolt" main -pa -p main.pa -o pa.fdata >pa2bolt.log 2>&1
+check_eq "perf2bolt -pa aggregates it (exit 0)" 0 $?
+sort main.fdata >fdata.sorted
+sort pa.fdata >pa.sorted
+check_files_eq "into the fdata ocrec wrote, line for line" fdata.sorted pa.sorted
