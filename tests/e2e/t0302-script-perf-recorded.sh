@@ -15,10 +15,10 @@ comm,tid,ip,sym,dso,brstacksym ip,dso,brstack ip,brstack,brstacksym"
 compare() {  # NAME FILE [ARGS...]: perf script and ocrec script with ARGS print the same
 	n=$1 f=$2
 	shift 2
-	perf script -i "$f" "$@" >"$TMP/$n.perf" 2>/dev/null
+	perf script -i "$f" "$@" >"$TMP/$n.perf" 2>"$TMP/$n.perf-err"
 	"$OCREC" script -i "$f" "$@" >"$TMP/$n.ocrec" 2>"$TMP/$n.err"
 	if [ ! -s "$TMP/$n.perf" ]; then
-		fail "$n" "perf script $* printed nothing"
+		fail "$n" "perf script $* printed nothing ($(head -n 3 "$TMP/$n.perf-err")); ocrec script: $(wc -l <"$TMP/$n.ocrec") lines; perf report: $(perf report -i "$f" --stdio --header-only 2>&1 | grep -E 'sample|error' | head -n 3)"
 	else
 		check_files_eq "$n: equals perf script ${*:-(default fields)} ($(wc -l <"$TMP/$n.perf") lines)" \
 			"$TMP/$n.perf" "$TMP/$n.ocrec"
@@ -100,7 +100,8 @@ if "$OCREC" record -q -e cpu-clock -c 200000 -g -o "$TMP/ocg.data" "$TMP/loop" 3
 else
 	fail "ocrec record -g" "$(head -n 1 "$TMP/oc.err")"
 fi
-if "$OCREC" record -q -b --branch-sampler=software -o "$TMP/ocb.data" "$TMP/loop" 3000000 >/dev/null 2>"$TMP/oc.err"; then
+# 10 million iterations: about 100 ms, so that a loaded machine still gives windows
+if "$OCREC" record -q -b --branch-sampler=software -o "$TMP/ocb.data" "$TMP/loop" 10000000 >/dev/null 2>"$TMP/oc.err"; then
 	compare_all ocrec-branches "$TMP/ocb.data"
 else
 	skip "ocrec record -b (software branch sampler)" "$(head -n 1 "$TMP/oc.err")"
