@@ -263,7 +263,7 @@ int ev_mapfile_parse(char *text, const char *id, struct ev_map_row **rows)
 		if (!strncmp(line, "Family-model", 12) || !*str_trim(line) || line[0] == '#')
 			continue;
 		f = str_split(line, ',', &nf);
-		if (nf >= 4 && ev_path_climbs(f[2])) {
+		if (nf >= 4 && ev_path_climbs(str_trim(f[2]))) {
 			oc_warn("mapfile.csv: the row of %s names %s, outside its directory: ignored",
 				str_trim(f[0]), str_trim(f[2]));
 		} else if (nf >= 4 && !pattern_is_tame(str_trim(f[0]))) {

@@ -238,6 +238,14 @@ XDG_CACHE_HOME=$TMP/cache2 works "a mapfile row naming ../ downloads the rest" \
 	"$OCREC" download --cpu GenuineIntel-6-5E-3 --url "file://$TMP/mirror"
 check_match "and says it ignored the row" "outside its directory: ignored" "$(cat "$TMP/err")"
 check "nothing was written outside the cache" test ! -e "$TMP/cache2/outside.json"
+# a local tree's row whose ".." hides behind a carriage return, which the
+# fields' trimming removes: the row is ignored, the file beside the tree unread
+mkdir -p "$TMP/crtree/SKL/events"
+printf 'Family-model,Version,Filename,EventType\nGenuineIntel-6-5E,V1,\r../outside.json\r,core\n' >"$TMP/crtree/mapfile.csv"
+printf '[{"EventName":"OUTSIDE.EVENT","EventCode":"0x3C","UMask":"0x00","Counter":"0,1,2,3"}]\n' >"$TMP/outside.json"
+refused "a mapfile row naming ../ behind a carriage return is not followed" "outside.event" \
+	"$OCREC" resolve --cpu GenuineIntel-6-5E-3 --events "$TMP/crtree/mapfile.csv" outside.event
+check_match "and says it ignored the row" "outside its directory: ignored" "$(cat "$TMP/err")"
 
 # a kernel pmu-events mirror whose CPU directory lists 5,000 files
 mkdir -p "$TMP/linux/amdzen9"
