@@ -660,8 +660,9 @@ static bool read_signals(struct session *s, bool *stopping)
 
 /* One pass per wake-up: the samples, the windows they ask for, the signals
  * (and the SIGCHLDs of the windows' stops), the threads' other stops, then
- * sleep until the next sample or signal. A window costs the tracer about 14
- * system calls this way, the window's own included. */
+ * sleep until the next sample or signal. A window costs the tracer about 12
+ * system calls this way (div.c), the window's own included, besides
+ * wait_stop()'s polls. */
 static int record_loop(struct session *s)
 {
 	bool stopping = false, detach = false;
