@@ -64,10 +64,7 @@ struct report *report_new(const struct report_opts *opts)
 	struct report *r = xcalloc(1, sizeof(*r));
 	r->opts = *opts;
 	r->view = opts->pprof ? &view_pprof : views[opts->view];
-	/* in time order, as perf report takes them: a recording's per-CPU
-	 * buffers put a sample before the MMAP of the library it ran in */
-	r->opts.session.ordered = true;
-	r->s = session_new(&r->opts.session);
+	r->s = session_new(&opts->session);
 	return r;
 }
 
