@@ -37,6 +37,13 @@ check_at_least() {
 		fail "$1" "'${2:-none}' < $3"
 	fi
 }
+check_below() {  # NAME VALUE LIMIT
+	if [ -n "$2" ] && awk -v v="$2" -v l="$3" 'BEGIN { exit !(v < l) }'; then
+		pass "$1: $2 < $3"
+	else
+		fail "$1" "'${2:-none}' is not below $3"
+	fi
+}
 
 # the ceiling, on a short run
 gcc-12 -O2 -g -o disc-gcc src/disc.c &&
@@ -85,12 +92,7 @@ if (cd loop && gcc-12 -O2 -g -o loop-gcc src/loop.c && cd cov && gcc-12 -O0 --co
 	$OVERLAP --root loop/src --gcov loop/cov/*.gcov.json.gz --profile max gcc loop/loop-gcc loop-max.gcc \
 		--profile flow gcc loop/loop-gcc loop-flow.gcc >loop.out 2>&1
 	check_at_least "loop.c, gcc 12: lines from the flow of control" "$(value loop.out flow)" 0.97
-	m=$(value loop.out max)
-	if [ -n "$m" ] && awk -v m="$m" 'BEGIN { exit !(m < 0.9) }'; then
-		pass "loop.c, gcc 12: the largest instruction count of a line scores less: $m"
-	else
-		fail "loop.c, --line-counts max" "'${m:-none}' is not below 0.9"
-	fi
+	check_below "loop.c, gcc 12: the largest instruction count of a line scores less" "$(value loop.out max)" 0.9
 else
 	fail "loop.c exact profiles" "a build, the coverage run or callgrind failed"
 fi
@@ -105,12 +107,8 @@ if (cd loop && clang-14 -O2 -g -fdebug-info-for-profiling -o loop-clang src/loop
 		--profile flow llvm loop/loop-clang loop-flow.llvm >loop-clang.out 2>&1
 	check_at_least "loop.c, clang 14: an unrolled line counts the copies that call" \
 		"$(value loop-clang.out flow)" 0.97
-	m=$(value loop-clang.out max)
-	if [ -n "$m" ] && awk -v m="$m" 'BEGIN { exit !(m < 0.9) }'; then
-		pass "loop.c, clang 14: count x duplication factor (llvm-profgen's) scores less: $m"
-	else
-		fail "loop.c, clang 14, --line-counts max" "'${m:-none}' is not below 0.9"
-	fi
+	check_below "loop.c, clang 14: count x duplication factor (llvm-profgen's) scores less" \
+		"$(value loop-clang.out max)" 0.9
 else
 	fail "loop.c exact profiles, clang 14" "the build or callgrind failed"
 fi
