@@ -5,6 +5,7 @@
  * between turns each adds to a shared sum with an atomic instruction. Exits
  * 0 when every turn was taken in order. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,8 +18,14 @@ static void *run(void *arg)
 	unsigned long me = (unsigned long)(uintptr_t)arg, i;
 
 	for (i = 0; i < turns; i++) {
+		unsigned spins = 0;
+
+		/* the branch another thread decides; after many reads the CPU is
+		 * given up, so that a loaded machine does not spend whole time
+		 * slices here while the thread whose turn it is waits for a CPU */
 		while (atomic_load_explicit(&turn, memory_order_acquire) % nthreads != me)
-			;       /* the branch another thread decides */
+			if (++spins % 4096 == 0)
+				sched_yield();
 		atomic_fetch_add_explicit(&sum, i, memory_order_relaxed);
 		atomic_fetch_add_explicit(&turn, 1, memory_order_release);
 	}
