@@ -76,10 +76,16 @@ struct session {
 	struct pending_sample *pending;   /* the latest per thread, from one drain */
 	size_t nr_pending, cap_pending;
 	uint64_t window_end;      /* CLOCK_MONOTONIC ns: when the last window ended (its sample's time) */
-	int tracer_cpu;           /* pinned there for a window, or -1 */
-	cpu_set_t tracer_mask;    /* the tracer's own affinity between windows */
+	int tracer_cpu;           /* pinned there (see hold_cpu), or -1 */
+	cpu_set_t tracer_mask;    /* the tracer's own affinity otherwise */
+	pid_t last_tid;           /* the last window's thread */
+	int same_tid_windows;     /* windows in a row from it, up to ONE_THREAD_WINDOWS */
 	bool timer_off;           /* for the rest of a window */
 	bool pinned;              /* the window's thread too, away from thread_mask */
+	pid_t pinned_tid;         /* the last thread pinned (to pin_cpu), whose own mask is thread_mask */
+	pid_t pinned_pid;         /* its process */
+	pid_t window_pid;         /* the process of the window being taken */
+	int pin_cpu;
 	cpu_set_t thread_mask;
 	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
 	int error;                /* a record callback failed */
@@ -124,6 +130,8 @@ static bool is_trace_trap(pid_t pid)
 	       (si.si_code == TRAP_BRKPT || si.si_code == TRAP_TRACE || si.si_code == TRAP_HWBKPT);
 }
 
+static void unpin_child(struct session *s, pid_t child, pid_t parent);
+
 /* Handle one wait status of a traced thread so that the workload behaves as
  * without ptrace: resume it, delivering its signal or keeping its group-stop. */
 static void handle_status(struct session *s, pid_t pid, int status)
@@ -143,12 +151,20 @@ static void handle_status(struct session *s, pid_t pid, int status)
 	if (event == PTRACE_EVENT_STOP) {
 		if (is_group_stop_signal(sig))
 			ptrace(PTRACE_LISTEN, pid, NULL, NULL);
-		else
+		else {
+			unpin_child(s, pid, 0);
 			ptrace(PTRACE_CONT, pid, NULL, NULL);   /* new thread, or an old interrupt */
+		}
 		return;
 	}
 	if (event == PTRACE_EVENT_EXEC)
 		invalidate(s, pid, 0, 0);
+	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
+		unsigned long child;
+
+		if (ptrace(PTRACE_GETEVENTMSG, pid, NULL, &child) == 0)
+			unpin_child(s, (pid_t)child, pid);
+	}
 	if (event) {
 		ptrace(PTRACE_CONT, pid, NULL, NULL);
 		return;
@@ -204,17 +220,36 @@ static int write_window(struct session *s, const struct pending_sample *ps, cons
 	return 0;
 }
 
-/* Keep the tracer where it is for the window; the sampled thread joins it
- * there (pin_thread): a ptrace stop then costs a wake-up on the same CPU
- * instead of a cross-CPU one. Moving the tracer to the thread's CPU instead
- * cost about 190 us a window here: it waited until the busy thread there
- * made room for it. */
+/* While the windows come from one thread, the tracer stays on its CPU and
+ * each window's thread is resumed there (pin_thread): a sample's wake-up,
+ * the interrupt and the resume are then context switches on one CPU. Across
+ * two CPUs each of them woke a virtual CPU from idle with an interrupt, which
+ * in a VM costs tens of microseconds of the program's time (docs/sampler.md).
+ * Several busy threads would be crowded onto one CPU that way (three threads
+ * and main on two CPUs: 1.5x slower instead of 1.05x), so once windows come
+ * from another thread the tracer is free again (release_cpu), and a thread
+ * joins it only while it follows that thread's window with ptrace. Moving
+ * the tracer to the thread's CPU instead cost about 190 us a window: it
+ * waited until the busy thread there made room for it. */
+#define ONE_THREAD_WINDOWS 4    /* in a row from one thread: it is the busy one */
+
+static bool one_busy_thread(struct session *s, pid_t tid)
+{
+	if (tid != s->last_tid) {
+		s->last_tid = tid;
+		s->same_tid_windows = 0;
+	} else if (s->same_tid_windows < ONE_THREAD_WINDOWS) {
+		s->same_tid_windows++;
+	}
+	return s->same_tid_windows >= ONE_THREAD_WINDOWS;
+}
+
 static void hold_cpu(struct session *s)
 {
 	int cpu = sched_getcpu();
 	cpu_set_t set;
 
-	if (cpu < 0 || cpu >= CPU_SETSIZE)
+	if (s->tracer_cpu >= 0 || cpu < 0 || cpu >= CPU_SETSIZE)
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -222,29 +257,83 @@ static void hold_cpu(struct session *s)
 		s->tracer_cpu = cpu;
 }
 
-/* Between windows the tracer may run anywhere: pinned beside a busy workload
- * it would wake up late for the next sample. Widening its mask moves nothing. */
+/* Widening the tracer's mask moves nothing. */
 static void release_cpu(struct session *s)
 {
 	if (s->tracer_cpu >= 0 && sched_setaffinity(0, sizeof(s->tracer_mask), &s->tracer_mask) == 0)
 		s->tracer_cpu = -1;
 }
 
-/* Keep the stopped thread on the tracer's CPU for the window (it moves there
- * when resumed): otherwise each resume wakes it on its own CPU and every stop
- * pays a cross-CPU wake-up. Its own affinity comes back before it runs freely
- * again (only a sched_getaffinity() inside the window could notice). 0, or -1 when the
- * thread keeps its affinity (nothing to restore). */
-static int pin_thread(struct session *s, pid_t tid, cpu_set_t *saved)
+/* Move the stopped thread to the tracer's CPU: a resume then wakes it there,
+ * where it runs once the tracer sleeps, rather than on the other CPU (which
+ * the scheduler picks while the tracer runs). Its own affinity comes back
+ * (unpin_thread) right after the resume or, for a window followed with
+ * ptrace, after its last stop: only a sched_getaffinity() in between could
+ * notice. */
+static void pin_thread(struct session *s, pid_t pid, pid_t tid)
 {
 	cpu_set_t set;
 
-	if (s->tracer_cpu < 0 || sched_getaffinity(tid, sizeof(*saved), saved) < 0 ||
-	    !CPU_ISSET(s->tracer_cpu, saved))
-		return -1;
+	if (s->pinned || s->tracer_cpu < 0 ||
+	    sched_getaffinity(tid, sizeof(s->thread_mask), &s->thread_mask) < 0 ||
+	    !CPU_ISSET(s->tracer_cpu, &s->thread_mask))
+		return;
 	CPU_ZERO(&set);
 	CPU_SET(s->tracer_cpu, &set);
-	return sched_setaffinity(tid, sizeof(set), &set);
+	s->pinned = sched_setaffinity(tid, sizeof(set), &set) == 0;
+	if (s->pinned) {
+		s->pinned_tid = tid;
+		s->pinned_pid = pid;
+		s->pin_cpu = s->tracer_cpu;
+	}
+}
+
+static void unpin_thread(struct session *s, pid_t tid)
+{
+	if (s->pinned)
+		sched_setaffinity(tid, sizeof(s->thread_mask), &s->thread_mask);
+	s->pinned = false;
+}
+
+/* A thread or process that the last pinned thread made while pinned (in a
+ * followed window, or before the tracer had the CPU back to unpin it: the
+ * scheduler may run it first) inherited the pin: it gets its parent's own
+ * affinity instead. Its parent, when known, else it is seen at the child's
+ * first stop (which may come before the parent's report): a thread of the
+ * pinned thread's process, or a process it made. */
+static void unpin_child(struct session *s, pid_t child, pid_t parent)
+{
+	cpu_set_t set;
+
+	if (!s->pinned_tid || (parent && parent != s->pinned_tid) ||
+	    sched_getaffinity(child, sizeof(set), &set) < 0 || CPU_COUNT(&set) != 1 ||
+	    !CPU_ISSET(s->pin_cpu, &set) || CPU_EQUAL(&set, &s->thread_mask))
+		return;
+	if (!parent) {
+		char path[64], *status;
+		long tgid = -1, ppid = -1;
+		const char *p;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)child);
+		status = read_file(path, NULL);
+		if (!status) {
+			oc_err_clear();
+			return;
+		}
+		if ((p = strstr(status, "\nTgid:")))
+			tgid = strtol(p + 6, NULL, 10);
+		if ((p = strstr(status, "\nPPid:")))
+			ppid = strtol(p + 6, NULL, 10);
+		free(status);
+		if (tgid != s->pinned_pid && ppid != s->pinned_pid)
+			return;
+	}
+	sched_setaffinity(child, sizeof(s->thread_mask), &s->thread_mask);
+}
+
+static void on_spawn(pid_t parent, pid_t child, void *arg)
+{
+	unpin_child(arg, child, parent);
 }
 
 static void timer_ioctl(struct session *s, unsigned long req);
@@ -261,7 +350,7 @@ static void before_follow(pid_t tid, void *arg)
 	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
 	s->timer_off = true;
 	hold_cpu(s);
-	s->pinned = pin_thread(s, tid, &s->thread_mask) == 0;
+	pin_thread(s, s->window_pid, tid);
 }
 
 /* The next wait status, the interrupt stop of tid most often. When tid last
@@ -324,26 +413,32 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 	}
 	t0 = now_ns();
 	stops = s->tracer.stops + s->tracer.steps;
+	s->window_pid = (pid_t)ps->pid;
 	r = swb_collect(&s->tracer, sp, tid, s->depth, &win);
-	if (s->pinned)
-		sched_setaffinity(tid, sizeof(s->thread_mask), &s->thread_mask);
-	s->pinned = false;
 	s->window_end = now_ns();
 	if (s->timer_off)
 		timer_ioctl(s, PERF_EVENT_IOC_ENABLE);
 	s->timer_off = false;
-	release_cpu(s);
 	oc_debug(2, "window of thread %d on CPU %u: %d branches, %" PRIu64 " stops, %" PRIu64 " us",
 		 (int)tid, ps->cpu, win.nr, s->tracer.stops + s->tracer.steps - stops,
 		 (s->window_end - t0) / 1000);
 	if (r == SWB_DONE) {
 		if (write_window(s, ps, &win) < 0)
 			return -1;
+		if (one_busy_thread(s, tid)) {
+			hold_cpu(s);
+			pin_thread(s, (pid_t)ps->pid, tid);
+		} else {
+			release_cpu(s);
+		}
 		ptrace(PTRACE_CONT, tid, NULL, NULL);
+		unpin_thread(s, tid);
 		return 0;
 	}
 	/* The window was cut short (exit, exec, group-stop) or failed: hardware
 	 * stacks are full, so the partial window is dropped. */
+	unpin_thread(s, tid);
+	release_cpu(s);
 	s->dropped_windows++;
 	if (r == SWB_EVENT)
 		handle_status(s, tid, win.status);
@@ -771,6 +866,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		CPU_ZERO(&s.tracer_mask);   /* keep pinning: release_cpu() then fails harmlessly */
 	s.tracer.other = on_other_thread;
 	s.tracer.before_follow = before_follow;
+	s.tracer.on_spawn = on_spawn;
 	s.tracer.arg = &s;
 	s.tracer.seek = true;
 	/* for tests: every emulated part is also followed, and compared */

@@ -139,6 +139,9 @@ struct swb_tracer {
 	/* Called (with arg) before a window's thread first runs, if it does: an
 	 * emulated window leaves it stopped. Or NULL. */
 	void (*before_follow)(pid_t tid, void *arg);
+	/* Called (with arg) when the window's thread, running, made a thread or
+	 * process. Or NULL. */
+	void (*on_spawn)(pid_t parent, pid_t child, void *arg);
 	void *arg;
 	int max_leaves;         /* debug registers to use, 1..4 (4 by default: 0) */
 	enum swb_bp bp;         /* SWB_BP_AUTO: swb_breakpoints() */

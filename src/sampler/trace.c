@@ -961,7 +961,12 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 		event = *status >> 16;
 		if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
 		    event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_VFORK_DONE) {
+			unsigned long child;
+
 			t->spawned |= event == PTRACE_EVENT_CLONE;
+			if (event != PTRACE_EVENT_VFORK_DONE && t->on_spawn &&
+			    ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0)
+				t->on_spawn(tid, (pid_t)child, t->arg);
 			continue;
 		}
 		if (event) {

@@ -85,6 +85,17 @@ $REC -q -F 1000 -o thr.data ./threads 3 30000000 >/dev/null 2>&1
 check_eq "threads: exit 0" 0 $?
 check_match "threads: windows from several threads" '^[2-9]$|^[1-9][0-9]+$' \
 	"$(perf script -i thr.data -F tid 2>/dev/null | sort -u | wc -l)"
+# A busy thread is resumed on the tracer's CPU, pinned there for the moment
+# of the resume (and while a window is followed with ptrace): the processes
+# it starts meanwhile must not keep that pin. Each background job looks at
+# its own affinity after a second, when nothing is traced any more.
+$REC -q -F 4000 -o aff.data sh -c 'for j in $(seq 1 40); do i=0; while [ $i -lt 2000 ]; do i=$((i + 1)); done; (sleep 1; grep Cpus_allowed_list /proc/self/status >>aff.masks) & done' \
+	>/dev/null 2>&1
+check_eq "affinity: exit 0" 0 $?
+waited=0
+while [ "$(cat aff.masks 2>/dev/null | wc -l)" -lt 40 ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+check_eq "affinity: the 40 processes the busy shell started keep its CPUs" \
+	"40 $(grep Cpus_allowed_list /proc/self/status)" "$(sort aff.masks | uniq -c | sed 's/^ *//')"
 # Threads that branch on what the others write, windows emulated while the
 # others run on: the program still sees every turn in order (exit 0); with
 # OCREC_SAMPLER_VERIFY=1 each emulated part is also followed, and the -v
