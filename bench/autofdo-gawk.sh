@@ -91,11 +91,8 @@ gawk_pgo
 
 # the optimized builds must compute the same result
 BINS="base-gcc fdo-gcc$SUFFIX pgo-gcc$SUFFIX base-clang fdo-clang$SUFFIX pgo-clang$SUFFIX"
-for b in $BINS; do
-	"$b/gawk" -f "$NAME.awk" "$INPUT" >"$b.out"
-	cmp -s base-gcc.out "$b.out" || { echo "autofdo-gawk.sh: $b/gawk prints a different result" >&2; exit 1; }
-done
-echo "workload: $NAME.awk on $INPUT; result: $(head -c 200 base-gcc.out | head -n 3) (LC_ALL=$LC_ALL)"
+# shellcheck disable=SC2086
+gawk_same_result $BINS
 echo "gcc -fauto-profile flags: ${GCC_AFDO_FLAGS:-(none)}"
 
 # 5. accuracy against gcov's counts of the workload (a -O0 --coverage build)
@@ -153,29 +150,17 @@ python3 "$ROOT/bench/autofdo-overlap.py" ${VERBOSE:+-v} --root gcov-gcc --gcov "
 # is printed beside wall time: it leaves out the time the workload waits for
 # a core on a shared machine (not the slowdown from sharing its caches).
 echo "load before timing: $(uptime)"
-python3 - "$ROUNDS" "$NAME.awk" "$INPUT" "$GCC_GROUP" "$CLANG_GROUP" <<'EOF'
-import os, random, statistics, subprocess, sys, time
-rounds, script, data = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+python3 - "$ROOT/bench" "$ROUNDS" "$NAME.awk" "$INPUT" "$GCC_GROUP" "$CLANG_GROUP" <<'EOF'
+import random, statistics, sys
+sys.path.insert(0, sys.argv[1])
+from interleave import interleaved
+rounds, script, data = int(sys.argv[2]), sys.argv[3], sys.argv[4]
 groups = []
-for g in sys.argv[4:]:
+for g in sys.argv[5:]:
     label, base, *rest = g.split("|")
     groups.append((label, base, [r.split("=", 1) for r in rest]))
 bins = [b for _, base, rest in groups for b in [base] + [d for _, d in rest]]
-def run(b):
-    t = time.perf_counter()
-    p = subprocess.Popen([b + "/gawk", "-f", script, data], stdout=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    if status:
-        sys.exit(f"autofdo-gawk.sh: {b}/gawk failed (wait status {status})")
-    return time.perf_counter() - t, ru.ru_utime + ru.ru_stime
-times = {b: [] for b in bins}
-for i in range(rounds):
-    # the order rotates, and every other round runs backwards
-    order = bins[i % len(bins):] + bins[:i % len(bins)]
-    if i % 2:
-        order.reverse()
-    for b in order:
-        times[b].append(run(b))
+times = interleaved(bins, ["-f", script, data], rounds, "autofdo-gawk.sh")
 def half_interval(xs):
     return 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
 rng = random.Random(1)

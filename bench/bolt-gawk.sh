@@ -101,11 +101,8 @@ gawk_pgo
 # every build must compute the same result
 BINS="plain-gcc bolt-gcc$SUFFIX fdo-gcc$SUFFIX fdo-bolt-gcc$SUFFIX pgo-gcc$SUFFIX
       plain-clang bolt-clang$SUFFIX fdo-clang$SUFFIX fdo-bolt-clang$SUFFIX pgo-clang$SUFFIX"
-for b in $BINS; do
-	"$b/gawk" -f "$NAME.awk" "$INPUT" >"$b.out"
-	cmp -s plain-gcc.out "$b.out" || { echo "$TOOL: $b/gawk prints a different result" >&2; exit 1; }
-done
-echo "workload: $NAME.awk on $INPUT; result: $(head -c 200 plain-gcc.out | head -n 3) (LC_ALL=$LC_ALL)"
+# shellcheck disable=SC2086
+gawk_same_result $BINS
 echo "llvm-bolt options: $BOLT_OPTS; gcc -fauto-profile flags: ${GCC_AFDO_FLAGS:-(none)}"
 
 # one interleaved run of all builds. CPU time (user + sys from wait4) is
@@ -113,24 +110,12 @@ echo "llvm-bolt options: $BOLT_OPTS; gcc -fauto-profile flags: ${GCC_AFDO_FLAGS:
 # core on a shared machine (not the slowdown from sharing its caches).
 echo "load before timing: $(uptime)"
 # shellcheck disable=SC2086
-python3 - "$ROUNDS" "$NAME.awk" "$INPUT" $BINS <<'EOF'
-import os, statistics, subprocess, sys, time
-rounds, script, data, bins = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-def run(b):
-    t = time.perf_counter()
-    p = subprocess.Popen([b + "/gawk", "-f", script, data], stdout=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    if status:
-        sys.exit(f"bolt-gawk.sh: {b}/gawk failed (wait status {status})")
-    return time.perf_counter() - t, ru.ru_utime + ru.ru_stime
-times = {b: [] for b in bins}
-for i in range(rounds):
-    # the order rotates, and every other round runs backwards
-    order = bins[i % len(bins):] + bins[:i % len(bins)]
-    if i % 2:
-        order.reverse()
-    for b in order:
-        times[b].append(run(b))
+python3 - "$ROOT/bench" "$ROUNDS" "$NAME.awk" "$INPUT" $BINS <<'EOF'
+import statistics, sys
+sys.path.insert(0, sys.argv[1])
+from interleave import interleaved
+rounds, script, data, bins = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
+times = interleaved(bins, ["-f", script, data], rounds, "bolt-gawk.sh")
 labels = ("BOLT", "AutoFDO", "AutoFDO+BOLT", "PGO")
 for k, kind in ((1, "cpu "), (0, "wall")):
     for group, label in ((bins[0:5], "gcc-12  "), (bins[5:10], "clang-14")):

@@ -9,6 +9,8 @@
 #   gawk_workload        ./input.txt and NAME.awk (NAME=work, or GAWK_SCRIPT's
 #                        name); sets NAME, INPUT and SUFFIX ("" or -NAME)
 #   gawk_run GAWK        one run of the workload
+#   gawk_same_result BUILD...
+#                        each BUILD/gawk prints what the first prints (else exit 1)
 #   gawk_pgo             ./pgo-gcc$SUFFIX and ./pgo-clang$SUFFIX: instrumented PGO
 #                        trained on the workload (needs LLVM, llvm-14's bin)
 # TOOL names the sourcing script in messages.
@@ -71,6 +73,14 @@ gawk_workload() {
 
 gawk_run() {
 	"$1" -f "$NAME.awk" "$INPUT" >/dev/null
+}
+
+gawk_same_result() {
+	for b in "$@"; do
+		"$b/gawk" -f "$NAME.awk" "$INPUT" >"$b.out"
+		cmp -s "$1.out" "$b.out" || { echo "$TOOL: $b/gawk prints a different result" >&2; exit 1; }
+	done
+	echo "workload: $NAME.awk on $INPUT; result: $(head -c 200 "$1.out" | head -n 3) (LC_ALL=$LC_ALL)"
 }
 
 # Instrumented PGO trained on the workload: gcc -fprofile-generate/-use,
