@@ -264,12 +264,13 @@ static void release_cpu(struct session *s)
 		s->tracer_cpu = -1;
 }
 
-/* Move the stopped thread to the tracer's CPU: a resume then wakes it there,
- * where it runs once the tracer sleeps, rather than on the other CPU (which
- * the scheduler picks while the tracer runs). Its own affinity comes back
- * (unpin_thread) right after the resume or, for a window followed with
- * ptrace, after its last stop: only a sched_getaffinity() in between could
- * notice. */
+/* Move the stopped thread to the tracer's CPU: a resume then wakes it there
+ * rather than on the other CPU (which the scheduler picks while the tracer
+ * runs). Its own affinity comes back (unpin_thread) right after the resume
+ * or, for a window followed with ptrace, after its last stop. The scheduler
+ * may run the resumed thread before the tracer unpins it, up to a time
+ * slice: a sched_getaffinity() then sees one CPU, and what it starts
+ * meanwhile inherits the pin (unpin_child). */
 static void pin_thread(struct session *s, pid_t pid, pid_t tid)
 {
 	cpu_set_t set;
