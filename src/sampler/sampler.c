@@ -311,21 +311,9 @@ static void unpin_child(struct session *s, pid_t child, pid_t parent)
 	    !CPU_ISSET(s->pin_cpu, &set) || CPU_EQUAL(&set, &s->thread_mask))
 		return;
 	if (!parent) {
-		char path[64], *status;
-		long tgid = -1, ppid = -1;
-		const char *p;
+		long tgid, ppid;
 
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)child);
-		status = read_file(path, NULL);
-		if (!status) {
-			oc_err_clear();
-			return;
-		}
-		if ((p = strstr(status, "\nTgid:")))
-			tgid = strtol(p + 6, NULL, 10);
-		if ((p = strstr(status, "\nPPid:")))
-			ppid = strtol(p + 6, NULL, 10);
-		free(status);
+		proc_ids((int)child, &tgid, &ppid);
 		if (tgid != s->pinned_pid && ppid != s->pinned_pid)
 			return;
 	}

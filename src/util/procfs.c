@@ -30,6 +30,25 @@ char proc_state(int id)
 	return state;
 }
 
+void proc_ids(int id, long *tgid, long *ppid)
+{
+	char path[64], *status;
+	const char *p;
+
+	*tgid = *ppid = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", id);
+	status = read_file(path, NULL);
+	if (!status) {
+		oc_err_clear();
+		return;
+	}
+	if ((p = strstr(status, "\nTgid:")))
+		*tgid = strtol(p + 6, NULL, 10);
+	if ((p = strstr(status, "\nPPid:")))
+		*ppid = strtol(p + 6, NULL, 10);
+	free(status);
+}
+
 int *proc_threads(int pid, size_t *n)
 {
 	char path[64];

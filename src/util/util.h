@@ -129,6 +129,9 @@ void atomic_abort(struct atomic_file *af);  /* fclose + unlink */
 /* --- /proc ------------------------------------------------------------ */
 /* The state letter of /proc/ID/stat ('R', 'S', 'Z'...); 0 when it is gone. */
 char proc_state(int id);
+/* The process (Tgid) and parent process (PPid) of thread or process id, from
+ * /proc/ID/status; -1 and -1 when it is gone. */
+void proc_ids(int id, long *tgid, long *ppid);
 /* The thread ids of process pid (/proc/PID/task); NULL + oc_err() naming the
  * process when it does not exist or has no thread left. Caller frees. */
 int *proc_threads(int pid, size_t *n);
