@@ -31,7 +31,10 @@
 # makes profiles from callgrind's exact counts (tests/helpers/afdo-exact),
 # prints their overlap (the metric's ceiling) and times the builds made with
 # them (what AutoFDO gives when sampling loses nothing); VERBOSE=1 lists the
-# lines that lose the most.
+# lines that lose the most. LAYOUTS=K (default 4) times every build in K code
+# layouts (its objects linked behind 0, 16, 32, ... bytes of code: gawk_relink)
+# and takes the mean: where hot loops fall against fetch and cache lines moves
+# gawk's time as much as a profile does (docs/autofdo.md, "Layout").
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-build}}
@@ -146,21 +149,35 @@ python3 "$ROOT/bench/autofdo-overlap.py" ${VERBOSE:+-v} --root gcov-gcc --gcov "
 	--profile gcc gcc base-gcc/gawk "gawk$SUFFIX.gcov" --binary-root gcc=base-gcc \
 	--profile llvm llvm base-clang/gawk "gawk$SUFFIX.prof" --binary-root llvm=base-clang
 
-# 6. one interleaved run of all the builds. CPU time (user + sys from wait4)
-# is printed beside wall time: it leaves out the time the workload waits for
-# a core on a shared machine (not the slowdown from sharing its caches).
+# 6. one interleaved run of all the builds, each in LAYOUTS layouts. CPU time
+# (user + sys from wait4) is printed beside wall time: it leaves out the time
+# the workload waits for a core on a shared machine (not the slowdown from
+# sharing its caches).
+LAYOUTS=${LAYOUTS:-4}
+[ "$LAYOUTS" -ge 1 ] && [ "$LAYOUTS" -le 8 ] || { echo "autofdo-gawk.sh: LAYOUTS is 1 to 8" >&2; exit 2; }
+for b in $(printf '%s|%s\n' "$GCC_GROUP" "$CLANG_GROUP" | tr '|' '\n' | sed -n 's/^[^=]*=//p; /^base-/p'); do
+	i=1
+	while [ $i -lt "$LAYOUTS" ]; do
+		gawk_relink "$b" $((16 * i))
+		i=$((i + 1))
+	done
+done
 echo "load before timing: $(uptime)"
-python3 - "$ROOT/bench" "$ROUNDS" "$NAME.awk" "$INPUT" "$GCC_GROUP" "$CLANG_GROUP" <<'EOF'
+python3 - "$ROOT/bench" "$ROUNDS" "$NAME.awk" "$INPUT" "$LAYOUTS" "$GCC_GROUP" "$CLANG_GROUP" <<'EOF'
 import random, statistics, sys
 sys.path.insert(0, sys.argv[1])
 from interleave import interleaved
 rounds, script, data = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+pads = [""] + [f".pad{16 * i}" for i in range(1, int(sys.argv[5]))]
 groups = []
-for g in sys.argv[5:]:
+for g in sys.argv[6:]:
     label, base, *rest = g.split("|")
     groups.append((label, base, [r.split("=", 1) for r in rest]))
 bins = [b for _, base, rest in groups for b in [base] + [d for _, d in rest]]
-times = interleaved(bins, ["-f", script, data], rounds, "autofdo-gawk.sh")
+runs = interleaved([b + p for b in bins for p in pads], ["-f", script, data], rounds, "autofdo-gawk.sh")
+# a build's (wall, cpu) in a round: the mean over its layouts
+times = {b: [tuple(statistics.mean(runs[b + p][r][k] for p in pads) for k in (0, 1))
+             for r in range(rounds)] for b in bins}
 def half_interval(xs):
     return 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
 rng = random.Random(1)
@@ -185,5 +202,10 @@ for k, kind in ((1, "cpu "), (0, "wall")):
         for name in gain:
             if name != "PGO":
                 print(f"{label} {kind}: {name} reaches {share(gain[name], gain['PGO'])}")
+        if k and len(pads) > 1:
+            plain = statistics.mean(b)
+            for name, d in [("plain", base)] + rest:
+                print(f"{label} {kind}: {name} by layout (0, 16, ... bytes): " + " ".join(
+                    f"{100 * (plain / statistics.mean(t[k] for t in runs[d + p]) - 1):+.1f}%" for p in pads))
 EOF
 echo "load after timing: $(uptime)"

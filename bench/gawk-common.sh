@@ -11,6 +11,9 @@
 #   gawk_run GAWK        one run of the workload
 #   gawk_same_result BUILD...
 #                        each BUILD/gawk prints what the first prints (else exit 1)
+#   gawk_relink BUILD PAD
+#                        ./BUILD.padPAD/gawk: BUILD's objects linked behind PAD
+#                        bytes of code
 #   gawk_pgo             ./pgo-gcc$SUFFIX and ./pgo-clang$SUFFIX: instrumented PGO
 #                        trained on the workload (needs LLVM, llvm-14's bin)
 # TOOL names the sourcing script in messages.
@@ -81,6 +84,25 @@ gawk_same_result() {
 		cmp -s "$1.out" "$b.out" || { echo "$TOOL: $b/gawk prints a different result" >&2; exit 1; }
 	done
 	echo "workload: $NAME.awk on $INPUT; result: $(head -c 200 "$1.out" | head -n 3) (LC_ALL=$LC_ALL)"
+}
+
+# The same code at another place: every function moves by PAD bytes. How
+# hot loops fall against the CPU's 16-64-byte fetch and cache lines moves a
+# gawk build's time by as much as a profile does (docs/autofdo.md,
+# "Layout"), so the benches time each build in several such layouts.
+gawk_relink() {
+	out=$1.pad$2
+	[ -x "$out/gawk" ] && [ "$out/gawk" -nt "$1/gawk" ] && return
+	# the first input section of .text in GNU ld's default script
+	printf '\t.section .text.unlikely,"ax",@progbits\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,"",@progbits\n' \
+		"$2" >"$out.s"
+	link=$(cd "$1" && make -n -W main.o gawk 2>/dev/null | grep -e ' -o gawk ' | tail -n 1)
+	[ -n "$link" ] || { echo "$TOOL: no link command for $1/gawk" >&2; exit 1; }
+	rm -rf "$out" && mkdir "$out"
+	link=$(printf '%s\n' "$link" | sed "s| -o gawk | -o $PWD/$out/gawk |; s|^\([^ ]*\) |\1 $PWD/$out.s |")
+	if ! (cd "$1" && eval "$link") >"$out.log" 2>&1; then
+		echo "$TOOL: linking $out failed (see $PWD/$out.log)" >&2; exit 1
+	fi
 }
 
 # Instrumented PGO trained on the workload: gcc -fprofile-generate/-use,
