@@ -105,14 +105,10 @@ list_check spr.list "$(oracle list/spr.list.txt)" spr.cpuinfo cpu "$PERFMON/SPR/
 list_check adl-core.list "$(oracle list/adl-core.list.txt)" adl.cpuinfo cpu "$PERFMON/ADL/events/alderlake_goldencove_core.json"
 list_check adl-atom.list "$(oracle list/adl-atom.list.txt)" adl.cpuinfo cpu "$PERFMON/ADL/events/alderlake_gracemont_core.json"
 list_check hsw.cpustring-mode.list "$(oracle list/hsw.cpustring-mode.list.txt)" hsw.cpuinfo cpu "$PERFMON"
-if command -v script >/dev/null 2>&1; then
-	# on a terminal ocperf word-wraps the descriptions (Python's textwrap)
-	script -qc "\"$OCREC\" --cpuinfo \"$CPUINFO/skl.cpuinfo\" list-events --desc --events \"$PERFMON/SKL/events/skylake_core.json\"" \
-		/dev/null </dev/null | tr -d '\r' | sed '1,/^$/d' >"$TMP/skl.tty"
-	$CHECK --list "$RULES" "$(oracle list/skl.list-tty-format.txt)" "$TMP/skl.tty" skl.list-tty-format
-else
-	skip "skl.list-tty-format" "script(1) is not installed: no terminal to test the wrapped format"
-fi
+# on a terminal ocperf word-wraps the descriptions (Python's textwrap)
+python3 "$ROOT/tests/helpers/on-tty.py" "$OCREC" --cpuinfo "$CPUINFO/skl.cpuinfo" list-events --desc \
+	--events "$PERFMON/SKL/events/skylake_core.json" </dev/null | tr -d '\r' | sed '1,/^$/d' >"$TMP/skl.tty"
+$CHECK --list "$RULES" "$(oracle list/skl.list-tty-format.txt)" "$TMP/skl.tty" skl.list-tty-format
 
 # the checker itself: a changed string, or a difference no rule covers, must fail
 sed '5s/umask=0x/umask=0x1/' "$TMP/skl.out" >"$TMP/skl.bad"

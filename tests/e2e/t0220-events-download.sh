@@ -87,9 +87,6 @@ check_eq "--cpu with --all is a usage error" 2 "$?"
 $OCREC download --url "ftp://127.0.0.1/x" --cpu GenuineIntel-6-5E-3 >/dev/null 2>"$TMP/err"
 check_match "only https, http and file" "download failed" "$(cat "$TMP/err")"
 
-if command -v script >/dev/null 2>&1; then
-	script -qc "$OCREC download --force --cpu GenuineIntel-6-5E-3 --url $URL" /dev/null </dev/null >"$TMP/tty" 2>&1
-	check_match "progress on a terminal" "downloading SKL/events/skylake_core.json" "$(tr '\r' '\n' <"$TMP/tty")"
-else
-	skip "progress on a terminal" "script(1) is not installed"
-fi
+python3 "$ROOT/tests/helpers/on-tty.py" $OCREC download --force --cpu GenuineIntel-6-5E-3 --url "$URL" \
+	</dev/null >"$TMP/tty" 2>&1
+check_match "progress on a terminal" "downloading SKL/events/skylake_core.json" "$(tr '\r' '\n' <"$TMP/tty")"

@@ -177,12 +177,9 @@ for fault in "$RAW/amdzen5/branch-prediction.json 404:HTTP status 404" \
 done
 : >"$TMP/faults"
 
-if command -v script >/dev/null 2>&1; then
-	script -qc "$DL --force" /dev/null </dev/null >"$TMP/tty" 2>&1
-	check_match "progress on a terminal" "downloading amdzen5/execution.json" "$(tr '\r' '\n' <"$TMP/tty")"
-else
-	skip "progress on a terminal" "script(1) is not installed"
-fi
+# shellcheck disable=SC2086
+python3 "$ROOT/tests/helpers/on-tty.py" $DL --force </dev/null >"$TMP/tty" 2>&1
+check_match "progress on a terminal" "downloading amdzen5/execution.json" "$(tr '\r' '\n' <"$TMP/tty")"
 
 # --- a plain web server: BASE/DIR/ is an HTML index ------------------------------------------
 unset OCREC_GITHUB_RAW_URL OCREC_GITHUB_API_URL
