@@ -89,7 +89,7 @@ gawk_same_result() {
 # The same code at another place: every function moves by PAD bytes. How
 # hot loops fall against the CPU's 16-64-byte fetch and cache lines moves a
 # gawk build's time by as much as a profile does (docs/autofdo.md,
-# "Layout"), so the benches time each build in several such layouts.
+# "Layout"), so bench/autofdo-gawk.sh times each build in several layouts.
 gawk_relink() {
 	out=$1.pad$2
 	[ -x "$out/gawk" ] && [ "$out/gawk" -nt "$1/gawk" ] && return
