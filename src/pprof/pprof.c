@@ -36,6 +36,8 @@ struct pbuf {
 
 static void put_raw(struct pbuf *p, const void *data, size_t len)
 {
+	if (!len)   /* an empty field's data may be NULL, which memcpy must not get */
+		return;
 	GROW(p->b, p->cap, p->n + len);
 	memcpy(p->b + p->n, data, len);
 	p->n += len;
