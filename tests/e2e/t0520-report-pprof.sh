@@ -200,8 +200,11 @@ fi
 
 # filters apply as in the text views
 "$OCREC" report -i s.data --comm nosuchcomm --pprof none.pb.gz
-check_eq "--comm of another command: an empty profile" "0" "$(go tool pprof -raw none.pb.gz 2>/dev/null |
-	awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 } s && /^ +[0-9]+ / { n++ } END { print n + 0 }')"
+check_eq "--comm of another command: exit 0" 0 "$?"
+go tool pprof -raw none.pb.gz >none.raw 2>&1
+check_eq "... pprof reads the profile" 0 "$?"
+check_eq "... an empty profile" "0" \
+	"$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 } s && /^ +[0-9]+ / { n++ } END { print n + 0 }' none.raw)"
 
 # --- the web UI's flame graph, rendered by headless Chromium ---------------------
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
