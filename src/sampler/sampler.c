@@ -88,6 +88,10 @@ struct session {
 	int pin_cpu;
 	cpu_set_t thread_mask;
 	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
+	/* timer samples without a window: a later sample of the same thread in
+	 * the same drain, the thread gone before the interrupt, another stop of
+	 * it reported instead of the interrupt's, or left when recording ended */
+	uint64_t merged_samples, gone_samples, preempted_samples, late_samples;
 	int error;                /* a record callback failed */
 };
 
@@ -377,8 +381,10 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 
 	if (!sp)
 		return -1;
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
-		return 0;   /* gone meanwhile */
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+		s->gone_samples++;
+		return 0;
+	}
 	for (;;) {
 		pid_t p = wait_stop(ps, &status);
 
@@ -397,8 +403,10 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 		/* Something else came first: handle it; the interrupt stop follows
 		 * unless the thread ended or entered a group-stop. */
 		handle_status(s, p, status);
-		if (!WIFSTOPPED(status) || status >> 16 == PTRACE_EVENT_STOP)
+		if (!WIFSTOPPED(status) || status >> 16 == PTRACE_EVENT_STOP) {
+			s->preempted_samples++;
 			return 0;
+		}
 	}
 	t0 = now_ns();
 	stops = s->tracer.stops + s->tracer.steps;
@@ -455,6 +463,8 @@ static int on_record(const struct perf_event_header *h, void *arg)
 		if (i == s->nr_pending) {
 			GROW(s->pending, s->cap_pending, s->nr_pending + 1);
 			s->nr_pending++;
+		} else {
+			s->merged_samples++;
 		}
 		s->pending[i] = ps;
 		return 0;
@@ -760,6 +770,7 @@ static int record_loop(struct session *s)
 		for (i = 0; i < s->nr_pending && !s->workload_done; i++)
 			if (take_window(s, &s->pending[i]) < 0)
 				return -1;
+		s->late_samples += s->nr_pending - i;
 		s->nr_pending = 0;
 		if (read_signals(s, &stopping))
 			detach = true;
@@ -780,7 +791,11 @@ static int record_loop(struct session *s)
 				s->pfds[i].fd = -1;
 	}
 	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
-	return drain(s);
+	if (drain(s) < 0)
+		return -1;
+	s->late_samples += s->nr_pending;
+	s->nr_pending = 0;
+	return 0;
 }
 
 /* The -v line: how the windows were had, and what they cost. */
@@ -813,8 +828,11 @@ static void print_summary(const struct session *s)
 		sb_puts(&sb, "not emulated (libunicorn.so.2 missing, or OCREC_SAMPLER_EMULATION=0)");
 	}
 	oc_debug(1, "software branch sampler: %s; %" PRIu64 " restarted on a plan mismatch, %" PRIu64
-		 " by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64 " lost",
-		 sb_str(&sb), t->mismatches, t->stepped_windows, t->held_windows, t->blocked, t->lost);
+		 " by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64
+		 " lost; samples without a window: %" PRIu64 " merged with their thread's next, %" PRIu64
+		 " of threads gone, %" PRIu64 " preempted by another stop, %" PRIu64 " at the end",
+		 sb_str(&sb), t->mismatches, t->stepped_windows, t->held_windows, t->blocked, t->lost,
+		 s->merged_samples, s->gone_samples, s->preempted_samples, s->late_samples);
 	sb_free(&sb);
 }
 
