@@ -157,12 +157,19 @@ check_match "-p: symbols resolve from the synthesized maps" 'thread_work|main_wo
 
 # -p and Ctrl-C: SIGINT stops the recording and detaches even while busy threads
 # keep samples waiting (they kept the signal out for 20-30 s); the process runs on.
+# A job started in the background by a shell without job control ignores
+# SIGINT: the recorder sees it once it has blocked it, which it has done by
+# the time its task-clock events are open; a SIGINT before then is lost.
 ./threads 3 100000000000 >/dev/null 2>&1 &
 pid=$!
 sleep 0.1
 $REC -q -F 1000 -o int.data -p $pid >/dev/null 2>&1 &
 rec=$!
-sleep 1
+waited=0
+while [ $waited -lt 300 ] && ! ls -l /proc/$rec/fd 2>/dev/null | grep -q 'perf_event'; do
+	sleep 0.1; waited=$((waited + 1))
+done
+sleep 0.5
 kill -INT $rec
 # a bound for liveness only: the recorder stops within a second here
 waited=0
