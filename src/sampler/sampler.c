@@ -35,7 +35,7 @@
 #define RING_PAGES 64
 #define DEFAULT_DEPTH 32
 #define MAX_DEPTH 1024
-#define STOP_POLL_NS 100000     /* wait_stop() */
+#define STOP_POLL_NS 100000     /* spin_deadline() */
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 		     PERF_SAMPLE_PERIOD)
 #define PTRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
@@ -47,10 +47,17 @@ struct space {
 	struct swb_space *sp;
 };
 
-/* A timer sample not yet turned into a window. */
+/* A timer sample not yet turned into a window: its thread is still to be
+ * interrupted, interrupted and not yet stopped, stopped for its window, or
+ * done with (its window taken, or none to take). */
+enum pending_state { SAMPLED, INTERRUPTED, STOPPED, SETTLED };
+
 struct pending_sample {
 	uint32_t pid, tid, cpu;
-	uint64_t period;
+	uint64_t period;          /* the timer's, summed over the samples merged into it */
+	uint64_t samples;         /* 1 + those merged */
+	uint64_t interrupted_at;  /* CLOCK_MONOTONIC ns, as the samples' time */
+	enum pending_state state;
 };
 
 struct session {
@@ -73,7 +80,7 @@ struct session {
 	struct swb_tracer tracer;
 	struct swb_entry *entries;
 	struct pd_branch *branches;
-	struct pending_sample *pending;   /* the latest per thread, from one drain */
+	struct pending_sample *pending;   /* one per thread, until its window is taken */
 	size_t nr_pending, cap_pending;
 	uint64_t window_end;      /* CLOCK_MONOTONIC ns: when the last window ended (its sample's time) */
 	int tracer_cpu;           /* pinned there (see hold_cpu), or -1 */
@@ -88,10 +95,12 @@ struct session {
 	int pin_cpu;
 	cpu_set_t thread_mask;
 	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
-	/* timer samples without a window: a later sample of the same thread in
-	 * the same drain, the thread gone before the interrupt, another stop of
-	 * it reported instead of the interrupt's, or left when recording ended */
-	uint64_t merged_samples, gone_samples, preempted_samples, late_samples;
+	/* Timer samples without a window of their own: merged into an earlier
+	 * one of the same thread (which got a window), or without any because the
+	 * thread was gone before the interrupt, ended or group-stopped before it
+	 * stopped for it, the window was cut short, or recording ended. With the
+	 * windows written they add up to timer_samples. */
+	uint64_t merged_samples, gone_samples, preempted_samples, cut_samples, late_samples;
 	int error;                /* a record callback failed */
 };
 
@@ -136,12 +145,37 @@ static bool is_trace_trap(pid_t pid)
 
 static void unpin_child(struct session *s, pid_t child, pid_t parent);
 
+static struct pending_sample *pending_of(struct session *s, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_pending; i++)
+		if (s->pending[i].tid == (uint32_t)tid && s->pending[i].state != SETTLED)
+			return &s->pending[i];
+	return NULL;
+}
+
 /* Handle one wait status of a traced thread so that the workload behaves as
- * without ptrace: resume it, delivering its signal or keeping its group-stop. */
+ * without ptrace: resume it, delivering its signal or keeping its group-stop.
+ * The interrupt stop of a thread waiting for its window keeps it stopped
+ * for take_windows(). */
 static void handle_status(struct session *s, pid_t pid, int status)
 {
+	struct pending_sample *ps = pending_of(s, pid);
 	int event = status >> 16, sig;
 
+	if (ps && ps->state == INTERRUPTED) {
+		if (WIFSTOPPED(status) && event == PTRACE_EVENT_STOP && !is_group_stop_signal(WSTOPSIG(status))) {
+			ps->state = STOPPED;
+			return;
+		}
+		/* Something else came first: handled below; the interrupt stop
+		 * follows unless the thread ended or entered a group-stop. */
+		if (!WIFSTOPPED(status) || event == PTRACE_EVENT_STOP) {
+			ps->state = SETTLED;
+			s->preempted_samples += ps->samples;
+		}
+	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (pid == s->workload) {
 			s->workload_done = true;
@@ -181,15 +215,6 @@ static void handle_status(struct session *s, pid_t pid, int status)
 static void on_other_thread(pid_t pid, int status, void *arg)
 {
 	handle_status(arg, pid, status);
-}
-
-static void reap(struct session *s)
-{
-	int status;
-	pid_t p;
-
-	while ((p = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
-		handle_status(s, p, status);
 }
 
 static int write_window(struct session *s, const struct pending_sample *ps, const struct swb_window *win)
@@ -329,6 +354,13 @@ static void on_spawn(pid_t parent, pid_t child, void *arg)
 	unpin_child(arg, child, parent);
 }
 
+static bool stopped_for_window(pid_t tid, void *arg)
+{
+	const struct pending_sample *ps = pending_of(arg, tid);
+
+	return ps && ps->state == STOPPED;
+}
+
 static void timer_ioctl(struct session *s, unsigned long req);
 
 /* Before the engine first lets a window's thread run (an emulated window
@@ -346,68 +378,18 @@ static void before_follow(pid_t tid, void *arg)
 	pin_thread(s, s->window_pid, tid);
 }
 
-/* The next wait status, the interrupt stop of tid most often. When tid last
- * ran on another CPU than the tracer's, that stop comes within some 20 us:
- * asking for it without sleeping spares the tracer a sleep and a wake-up (two
- * context switches, which cost more than the asking in a VM) while the
- * thread waits stopped. On the tracer's own CPU the thread needs the CPU to
- * stop, so the tracer sleeps at once. */
-static pid_t wait_stop(const struct pending_sample *ps, int *status)
-{
-	int cpu = sched_getcpu();
-
-	if (cpu >= 0 && (uint32_t)cpu != ps->cpu) {
-		uint64_t until = now_ns() + STOP_POLL_NS;
-		pid_t p;
-
-		do {
-			p = waitpid(-1, status, __WALL | WNOHANG);
-			if (p != 0)
-				return p;
-		} while (now_ns() < until);
-	}
-	return waitpid(-1, status, __WALL);
-}
-
-/* Interrupt the sampled thread and collect its window. */
-static int take_window(struct session *s, const struct pending_sample *ps)
+/* Collect the window of a thread stopped for it. */
+static int take_window(struct session *s, struct pending_sample *ps)
 {
 	struct swb_space *sp = space_of(s, (pid_t)ps->pid);
 	pid_t tid = (pid_t)ps->tid;
 	struct swb_window win = { .e = s->entries };
 	enum swb_result r;
 	uint64_t t0, stops;
-	int status;
 
+	ps->state = SETTLED;
 	if (!sp)
 		return -1;
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
-		s->gone_samples++;
-		return 0;
-	}
-	for (;;) {
-		pid_t p = wait_stop(ps, &status);
-
-		if (p < 0) {
-			if (errno == EINTR)
-				continue;
-			return oc_err_errno("waitpid");
-		}
-		if (p != tid) {
-			handle_status(s, p, status);
-			continue;
-		}
-		if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP &&
-		    !is_group_stop_signal(WSTOPSIG(status)))
-			break;
-		/* Something else came first: handle it; the interrupt stop follows
-		 * unless the thread ended or entered a group-stop. */
-		handle_status(s, p, status);
-		if (!WIFSTOPPED(status) || status >> 16 == PTRACE_EVENT_STOP) {
-			s->preempted_samples++;
-			return 0;
-		}
-	}
 	t0 = now_ns();
 	stops = s->tracer.stops + s->tracer.steps;
 	s->window_pid = (pid_t)ps->pid;
@@ -422,6 +404,7 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 	if (r == SWB_DONE) {
 		if (write_window(s, ps, &win) < 0)
 			return -1;
+		s->merged_samples += ps->samples - 1;
 		if (one_busy_thread(s, tid)) {
 			hold_cpu(s);
 			pin_thread(s, (pid_t)ps->pid, tid);
@@ -437,6 +420,7 @@ static int take_window(struct session *s, const struct pending_sample *ps)
 	unpin_thread(s, tid);
 	release_cpu(s);
 	s->dropped_windows++;
+	s->cut_samples += ps->samples;
 	if (r == SWB_EVENT)
 		handle_status(s, tid, win.status);
 	else
@@ -449,24 +433,27 @@ static int on_record(const struct perf_event_header *h, void *arg)
 	struct session *s = arg;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		/* IP, TID, TIME, CPU, PERIOD. The timer is off during windows, so no
-		 * sample is stale; a thread sampled twice since the last drain gets
-		 * one window. */
+		/* IP, TID, TIME, CPU, PERIOD. The timer is off during followed
+		 * windows, so no sample is stale. A thread sampled again before its
+		 * window was taken gets one window, which carries both periods: the
+		 * profile's time stays the threads' task-clock. */
 		const uint64_t *p = (const void *)(h + 1);
 		const uint32_t *pt = (const void *)&p[1];
-		struct pending_sample ps = { pt[0], pt[1], (uint32_t)p[3], p[4] };
-		size_t i;
+		struct pending_sample *ps = pending_of(s, (pid_t)pt[1]);
 
 		s->timer_samples++;
-		for (i = 0; i < s->nr_pending && s->pending[i].tid != ps.tid; i++)
-			;
-		if (i == s->nr_pending) {
-			GROW(s->pending, s->cap_pending, s->nr_pending + 1);
-			s->nr_pending++;
-		} else {
-			s->merged_samples++;
+		if (ps) {
+			ps->period += p[4];
+			ps->samples++;
+			/* Sampled in user mode after the interrupt, which stops it on
+			 * its way back there: that interrupt went to a thread gone
+			 * since (another thread's exec takes over the leader's tid). */
+			if (ps->state == INTERRUPTED && p[2] > ps->interrupted_at)
+				ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL);
+			return 0;
 		}
-		s->pending[i] = ps;
+		GROW(s->pending, s->cap_pending, s->nr_pending + 1);
+		s->pending[s->nr_pending++] = (struct pending_sample){ pt[0], pt[1], (uint32_t)p[3], p[4], 1, 0, SAMPLED };
 		return 0;
 	}
 	if (h->type == PERF_RECORD_LOST)
@@ -752,29 +739,140 @@ static bool read_signals(struct session *s, bool *stopping)
 	return detach;
 }
 
-/* One pass per wake-up: the samples, the windows they ask for, the signals
- * (and the SIGCHLDs of the windows' stops), the threads' other stops, then
- * sleep until the next sample or signal. A window costs the tracer about 12
- * system calls this way (div.c), the window's own included, besides
- * wait_stop()'s polls. */
+/* Interrupt every thread sampled since the last pass, all at once: a thread
+ * a busy CPU keeps waiting stops only when it runs again, up to a scheduling
+ * slice later, and the others' windows need not wait for it. */
+static void interrupt_sampled(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_pending; i++) {
+		struct pending_sample *ps = &s->pending[i];
+
+		if (ps->state != SAMPLED)
+			continue;
+		ps->interrupted_at = now_ns();
+		if (ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL) == 0) {
+			ps->state = INTERRUPTED;
+		} else {
+			ps->state = SETTLED;
+			s->gone_samples += ps->samples;
+		}
+	}
+}
+
+/* An interrupted thread that was running on another CPU than the tracer's
+ * stops within some 20 us: asking for its stop without sleeping spares the
+ * tracer a sleep and a wake-up (two context switches, which cost more than
+ * the asking in a VM). On the tracer's own CPU the thread needs the CPU to
+ * stop, so the tracer sleeps at once, in poll(). */
+static uint64_t spin_deadline(const struct session *s)
+{
+	int cpu = sched_getcpu();
+	size_t i;
+
+	for (i = 0; i < s->nr_pending && cpu >= 0; i++)
+		if (s->pending[i].state == INTERRUPTED && s->pending[i].cpu != (uint32_t)cpu)
+			return now_ns() + STOP_POLL_NS;
+	return 0;
+}
+
+static bool any_interrupted(const struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_pending; i++)
+		if (s->pending[i].state == INTERRUPTED)
+			return true;
+	return false;
+}
+
+/* Handle the threads' reports that have come (without waiting, or spinning
+ * until `until` while an interrupted thread has not stopped) and take the
+ * window of each thread stopped for one, in the order they stop. The
+ * number of windows taken, or -1. */
+static int take_windows(struct session *s, uint64_t until)
+{
+	int taken = 0;
+	size_t i, n;
+
+	for (;;) {
+		int status;
+		pid_t p;
+
+		for (i = 0; i < s->nr_pending; i++) {
+			struct pending_sample *ps = &s->pending[i];
+
+			if (ps->state != STOPPED)
+				continue;
+			if (s->workload_done) {
+				ps->state = SETTLED;
+				s->late_samples += ps->samples;
+				ptrace(PTRACE_CONT, (pid_t)ps->tid, NULL, NULL);
+			} else if (take_window(s, ps) < 0) {
+				return -1;
+			} else {
+				taken++;
+			}
+		}
+		p = waitpid(-1, &status, __WALL | WNOHANG);
+		if (p > 0) {
+			handle_status(s, p, status);
+			continue;
+		}
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0 || !any_interrupted(s) || now_ns() >= until)
+			break;
+	}
+	for (i = n = 0; i < s->nr_pending; i++)
+		if (s->pending[i].state != SETTLED)
+			s->pending[n++] = s->pending[i];
+	s->nr_pending = n;
+	return taken;
+}
+
+/* At the end: a thread stopped for its window runs on; an interrupted one
+ * reports its stop to whoever waits next (handle_status() resumes it, or
+ * detach_process() detaches it). */
+static void settle_pending(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_pending; i++) {
+		if (s->pending[i].state == STOPPED)
+			ptrace(PTRACE_CONT, (pid_t)s->pending[i].tid, NULL, NULL);
+		s->late_samples += s->pending[i].samples;
+	}
+	s->nr_pending = 0;
+}
+
+/* One pass per wake-up: the samples, the interrupts they ask for, the
+ * signals (and the SIGCHLDs of the threads' stops, read before their stops
+ * are asked for: a stop after the last waitpid() leaves its SIGCHLD to wake
+ * poll()), the windows of the threads that stopped, then sleep until the
+ * next sample, signal or stop. */
 static int record_loop(struct session *s)
 {
 	bool stopping = false, detach = false;
 	size_t i;
 
 	for (;;) {
-		int ready;
+		uint64_t until;
+		int ready, taken;
 
 		if (drain(s) < 0)
 			return -1;
-		for (i = 0; i < s->nr_pending && !s->workload_done; i++)
-			if (take_window(s, &s->pending[i]) < 0)
-				return -1;
-		s->late_samples += s->nr_pending - i;
-		s->nr_pending = 0;
-		if (read_signals(s, &stopping))
-			detach = true;
-		reap(s);
+		interrupt_sampled(s);
+		until = spin_deadline(s);
+		do {
+			if (read_signals(s, &stopping))
+				detach = true;
+			taken = take_windows(s, until);
+			until = 0;
+		} while (taken > 0);
+		if (taken < 0)
+			return -1;
 		if (s->workload_done || detach || (s->attached && kill(s->attached, 0) < 0))
 			break;
 		ready = poll(s->pfds, s->nr_rings + 1, 100);
@@ -790,11 +888,11 @@ static int record_loop(struct session *s)
 			if (s->pfds[i].revents & (POLLHUP | POLLERR))
 				s->pfds[i].fd = -1;
 	}
+	settle_pending(s);
 	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
 	if (drain(s) < 0)
 		return -1;
-	s->late_samples += s->nr_pending;
-	s->nr_pending = 0;
+	settle_pending(s);
 	return 0;
 }
 
@@ -829,10 +927,11 @@ static void print_summary(const struct session *s)
 	}
 	oc_debug(1, "software branch sampler: %s; %" PRIu64 " restarted on a plan mismatch, %" PRIu64
 		 " by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64
-		 " lost; samples without a window: %" PRIu64 " merged with their thread's next, %" PRIu64
-		 " of threads gone, %" PRIu64 " preempted by another stop, %" PRIu64 " at the end",
+		 " lost; timer samples without a window of their own: %" PRIu64 " merged into their thread's next window, %" PRIu64
+		 " of threads gone, %" PRIu64 " of threads that ended or group-stopped first, %" PRIu64
+		 " in windows cut short, %" PRIu64 " at the end",
 		 sb_str(&sb), t->mismatches, t->stepped_windows, t->held_windows, t->blocked, t->lost,
-		 s->merged_samples, s->gone_samples, s->preempted_samples, s->late_samples);
+		 s->merged_samples, s->gone_samples, s->preempted_samples, s->cut_samples, s->late_samples);
 	sb_free(&sb);
 }
 
@@ -874,6 +973,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	s.tracer.other = on_other_thread;
 	s.tracer.before_follow = before_follow;
 	s.tracer.on_spawn = on_spawn;
+	s.tracer.stopped_by_caller = stopped_for_window;
 	s.tracer.arg = &s;
 	s.tracer.seek = true;
 	/* for tests: every emulated part is also followed, and compared */

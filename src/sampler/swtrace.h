@@ -142,6 +142,10 @@ struct swb_tracer {
 	/* Called (with arg) when the window's thread, running, made a thread or
 	 * process. Or NULL. */
 	void (*on_spawn)(pid_t parent, pid_t child, void *arg);
+	/* Whether the caller keeps this thread in a ptrace-stop (for a window of
+	 * its own to come): holding the window's process's other threads then
+	 * leaves it be. Or NULL. */
+	bool (*stopped_by_caller)(pid_t tid, void *arg);
 	void *arg;
 	int max_leaves;         /* debug registers to use, 1..4 (4 by default: 0) */
 	enum swb_bp bp;         /* SWB_BP_AUTO: swb_breakpoints() */

@@ -875,8 +875,9 @@ static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
 		for (i = 0; i < n; i++) {
 			pid_t o = tids[i];
 
-			if (o == tid || held_find(hd, o) || ptrace(PTRACE_INTERRUPT, o, NULL, NULL) < 0)
-				continue;   /* ours already, or ending */
+			if (o == tid || held_find(hd, o) || (t->stopped_by_caller && t->stopped_by_caller(o, t->arg)) ||
+			    ptrace(PTRACE_INTERRUPT, o, NULL, NULL) < 0)
+				continue;   /* stopped already, or ending */
 			GROW(hd->h, hd->cap, hd->nr + 1);
 			hd->h[hd->nr++] = (struct held){ o, 0, false };
 			waiting++;

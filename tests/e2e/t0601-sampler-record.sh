@@ -91,6 +91,19 @@ $REC -q -F 1000 -o thr.data ./threads 3 300000000 >/dev/null 2>&1
 check_eq "threads: exit 0" 0 $?
 check_match "threads: windows from several threads" '^[2-9]$|^[1-9][0-9]+$' \
 	"$(perf script -i thr.data -F tid 2>/dev/null | sort -u | wc -l)"
+# Every timer sample is accounted for: a window, merged into its thread's
+# next window (which then carries both periods), or in one of the -v line's
+# counts of samples without a window. With a fixed period (-c) the periods in
+# the file add up to the samples that made or joined a window.
+"$OCREC" record -b --branch-sampler=software -c 1000000 -v -o acct.data ./threads 3 300000000 >/dev/null 2>acct.err
+check_eq "accounting: exit 0" 0 $?
+acct=$(grep -m1 'software branch sampler:' acct.err | sed -nE 's/.* ([0-9]+) windows of ([0-9]+) timer samples \(([0-9]+) cut short.*own: ([0-9]+) merged[^,]*, ([0-9]+) of threads gone, ([0-9]+) of threads that ended[^,]*, ([0-9]+) in windows cut short, ([0-9]+) at the end.*/\1 \2 \3 \4 \5 \6 \7 \8/p')
+set -- $acct
+check_match "accounting: windows written and samples without a window add up to the timer samples" "^${2:-none} " \
+	"$(( ${1:-0} - ${3:-0} + ${4:-0} + ${5:-0} + ${6:-0} + ${7:-0} + ${8:-0} )) ($(grep -m1 'software branch sampler:' acct.err))"
+check_eq "accounting: the windows' periods add up to the samples they stand for" \
+	"$(( (${1:-0} - ${3:-0} + ${4:-0}) * 1000000 ))" \
+	"$(perf script -i acct.data -F period 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')"
 # A busy thread is resumed on the tracer's CPU, pinned there for the moment
 # of the resume (and while a window is followed with ptrace): the processes
 # it starts meanwhile must not keep that pin. Each background job looks at
