@@ -144,6 +144,7 @@ static bool is_trace_trap(pid_t pid)
 }
 
 static void unpin_child(struct session *s, pid_t child, pid_t parent);
+static void release_cpu(struct session *s);
 
 static struct pending_sample *pending_of(struct session *s, pid_t tid)
 {
@@ -177,6 +178,11 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		}
 	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		/* The lone busy thread the tracer kept to its CPU for: the next
+		 * one may start on that CPU, where the tracer, left pinned, waited
+		 * up to 90 ms on the run queue (schedstat) while it ran. */
+		if (pid == s->last_tid)
+			release_cpu(s);
 		if (pid == s->workload) {
 			s->workload_done = true;
 			s->exit_status = status;
