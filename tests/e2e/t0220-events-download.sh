@@ -76,7 +76,7 @@ check "both core types cached" test -f "$CACHE/ADL/events/alderlake_gracemont_co
 
 # file:// and --all
 rm -rf "$XDG_CACHE_HOME"
-out=$($OCREC download --all --url "file://$TMP/repo" 2>&1); rc=$?
+out=$($OCREC download --from perfmon --all --url "file://$TMP/repo" 2>&1); rc=$?
 check_eq "file:// download" 0 "$rc"
 check "--all fetches every CPU's tables" test -f "$CACHE/HSW/events/haswell_matrix.json" -a \
 	-f "$CACHE/CLX/events/cascadelakex_core.json"
