@@ -170,11 +170,17 @@ static void handle_status(struct session *s, pid_t pid, int status)
 			ps->state = STOPPED;
 			return;
 		}
-		/* Something else came first: handled below; the interrupt stop
-		 * follows unless the thread ended or entered a group-stop. */
+		/* Something else came first: handled below. The thread ended or
+		 * entered a group-stop; or another trap (exec, fork, a signal)
+		 * took the interrupt's place (ptrace_stop() in kernel/signal.c:
+		 * any trap clears a pending STOP trap), so it is asked again, to
+		 * stop once this trap is resumed. */
 		if (!WIFSTOPPED(status) || event == PTRACE_EVENT_STOP) {
 			ps->state = SETTLED;
 			s->preempted_samples += ps->samples;
+		} else {
+			ps->interrupted_at = now_ns();
+			ptrace(PTRACE_INTERRUPT, pid, NULL, NULL);
 		}
 	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -453,7 +459,8 @@ static int on_record(const struct perf_event_header *h, void *arg)
 			ps->samples++;
 			/* Sampled in user mode after the interrupt, which stops it on
 			 * its way back there: that interrupt went to a thread gone
-			 * since (another thread's exec takes over the leader's tid). */
+			 * since (another thread's exec takes over the main thread's
+			 * tid). */
 			if (ps->state == INTERRUPTED && p[2] > ps->interrupted_at)
 				ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL);
 			return 0;
