@@ -60,8 +60,9 @@ check "--no-buildid-cache: nothing cached" test ! -e "$TMP/home2/.debug"
 # --- loop.c: foo() is called in half of the inner iterations ---
 # Each inner iteration ends with one backward branch in main (a loop
 # back-edge); half of them call foo. Calls to foo / back-edges = 0.5 up to
-# the windows' edges.
-"$OCREC" record -b -q -o loop.data ./loop 3000000 >/dev/null 2>&1
+# the windows' edges. 30M iterations (some 200 ms): with 3M a loaded machine
+# (load 5) left the tracer 6 windows, 91 back-edges.
+"$OCREC" record -b -q -o loop.data ./loop 30000000 >/dev/null 2>&1
 check_eq "loop: ocrec record -b exits 0" 0 $?
 branches loop.data >loop.br
 read -r calls back <<EOF
