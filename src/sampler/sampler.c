@@ -56,7 +56,6 @@ struct pending_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t period;          /* the timer's, summed over the samples merged into it */
 	uint64_t samples;         /* 1 + those merged */
-	uint64_t interrupted_at;  /* CLOCK_MONOTONIC ns, as the samples' time */
 	enum pending_state state;
 };
 
@@ -156,6 +155,16 @@ static struct pending_sample *pending_of(struct session *s, pid_t tid)
 	return NULL;
 }
 
+/* Done with a sample that gets no window: its samples go to *count, and a
+ * thread stopped for it runs on. */
+static void settle(struct pending_sample *ps, uint64_t *count)
+{
+	if (ps->state == STOPPED)
+		ptrace(PTRACE_CONT, (pid_t)ps->tid, NULL, NULL);
+	*count += ps->samples;
+	ps->state = SETTLED;
+}
+
 /* Handle one wait status of a traced thread so that the workload behaves as
  * without ptrace: resume it, delivering its signal or keeping its group-stop.
  * The interrupt stop of a thread waiting for its window keeps it stopped
@@ -175,13 +184,10 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		 * took the interrupt's place (ptrace_stop() in kernel/signal.c:
 		 * any trap clears a pending STOP trap), so it is asked again, to
 		 * stop once this trap is resumed. */
-		if (!WIFSTOPPED(status) || event == PTRACE_EVENT_STOP) {
-			ps->state = SETTLED;
-			s->preempted_samples += ps->samples;
-		} else {
-			ps->interrupted_at = now_ns();
+		if (!WIFSTOPPED(status) || event == PTRACE_EVENT_STOP)
+			settle(ps, &s->preempted_samples);
+		else
 			ptrace(PTRACE_INTERRUPT, pid, NULL, NULL);
-		}
 	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		/* The lone busy thread the tracer kept to its CPU for: the next
@@ -207,8 +213,18 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		}
 		return;
 	}
-	if (event == PTRACE_EVENT_EXEC)
+	if (event == PTRACE_EVENT_EXEC) {
+		unsigned long former;
+		struct pending_sample *gone;
+
+		/* A thread other than the main one exec'd: it now reports as the
+		 * main thread (whose interrupt, if any, was asked for again above),
+		 * and its own tid is gone without an exit report. */
+		if (ptrace(PTRACE_GETEVENTMSG, pid, NULL, &former) == 0 && (pid_t)former != pid &&
+		    (gone = pending_of(s, (pid_t)former)))
+			settle(gone, &s->preempted_samples);
 		invalidate(s, pid, 0, 0);
+	}
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
 		unsigned long child;
 
@@ -457,16 +473,10 @@ static int on_record(const struct perf_event_header *h, void *arg)
 		if (ps) {
 			ps->period += p[4];
 			ps->samples++;
-			/* Sampled in user mode after the interrupt, which stops it on
-			 * its way back there: that interrupt went to a thread gone
-			 * since (another thread's exec takes over the main thread's
-			 * tid). */
-			if (ps->state == INTERRUPTED && p[2] > ps->interrupted_at)
-				ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL);
 			return 0;
 		}
 		GROW(s->pending, s->cap_pending, s->nr_pending + 1);
-		s->pending[s->nr_pending++] = (struct pending_sample){ pt[0], pt[1], (uint32_t)p[3], p[4], 1, 0, SAMPLED };
+		s->pending[s->nr_pending++] = (struct pending_sample){ pt[0], pt[1], (uint32_t)p[3], p[4], 1, SAMPLED };
 		return 0;
 	}
 	if (h->type == PERF_RECORD_LOST)
@@ -764,13 +774,10 @@ static void interrupt_sampled(struct session *s)
 
 		if (ps->state != SAMPLED)
 			continue;
-		ps->interrupted_at = now_ns();
-		if (ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL) == 0) {
+		if (ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL) == 0)
 			ps->state = INTERRUPTED;
-		} else {
-			ps->state = SETTLED;
-			s->gone_samples += ps->samples;
-		}
+		else
+			settle(ps, &s->gone_samples);
 	}
 }
 
@@ -819,9 +826,7 @@ static int take_windows(struct session *s, uint64_t until)
 			if (ps->state != STOPPED)
 				continue;
 			if (s->workload_done) {
-				ps->state = SETTLED;
-				s->late_samples += ps->samples;
-				ptrace(PTRACE_CONT, (pid_t)ps->tid, NULL, NULL);
+				settle(ps, &s->late_samples);
 			} else if (take_window(s, ps) < 0) {
 				return -1;
 			} else {
@@ -852,11 +857,8 @@ static void settle_pending(struct session *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr_pending; i++) {
-		if (s->pending[i].state == STOPPED)
-			ptrace(PTRACE_CONT, (pid_t)s->pending[i].tid, NULL, NULL);
-		s->late_samples += s->pending[i].samples;
-	}
+	for (i = 0; i < s->nr_pending; i++)
+		settle(&s->pending[i], &s->late_samples);
 	s->nr_pending = 0;
 }
 
