@@ -18,6 +18,10 @@ The metric (docs/autofdo.md, "Accuracy"):
   inlined copy) add up, as gcov counts every copy;
 - the lines measured are gcov's (lines with a statement) that own code in
   BINARY, except those that open a function (gcov counts calls there);
+- units: measured lines whose code lies in the same basic blocks of BINARY
+  are one unit (no profile of BINARY can tell them apart: an if-converted
+  `if` is one block); q of each line is raised to the largest q of its unit
+  (its code runs as often as those blocks, at least that often);
 - p^, q^: each normalised to sum 1 over the measured lines where p or q is
   non-zero; overlap = sum of min(p^, q^).
 
@@ -26,10 +30,12 @@ Prints the overlaps of the hottest functions (by q), then one line
 that lose the most.
 
 Python, not C: gcov's output is gzipped JSON, the profiles are read as the
-compilers read them and the line tables through llvm-dwarfdump; this is a
-measuring tool for the benches and tests, not part of ocrec.
+compilers read them, the line tables through llvm-dwarfdump and the blocks
+through objdump; this is a measuring tool for the benches and tests, not
+part of ocrec.
 """
 import argparse
+import bisect
 import collections
 import gzip
 import json
@@ -133,9 +139,10 @@ ROW_RE = re.compile(r"^0x([0-9a-f]+)\s+(\d+)\s+\d+\s+(\d+)\s+\d+\s+\d+\s*(.*)$")
 
 
 def code_lines(binary, comp_dirs):
-    """{(file, line)} that own at least one byte of the binary's code (DWARF
-    line table rows of non-zero length)."""
-    lines = set()
+    """{(file, line): [(start, end), ...]}: the address ranges of the
+    binary's code each line owns (DWARF line table rows of non-zero
+    length)."""
+    lines = collections.defaultdict(list)
     dirs, files = {}, {}
     comp = ""
     prev = None
@@ -168,13 +175,154 @@ def code_lines(binary, comp_dirs):
             continue
         addr, line, file, flags = int(m.group(1), 16), int(m.group(2)), int(m.group(3)), m.group(4)
         if prev and addr > prev[0]:
-            lines.add((prev[1], prev[2]))
+            lines[(prev[1], prev[2])].append((prev[0], addr))
         prev = None if "end_sequence" in flags else (addr, file, line)
         if prev:
             name, d = files.get(file, ("", 0))
             path = os.path.join(comp, dirs.get(d, ""), name)
             prev = (addr, os.path.normpath(path), line)
     return lines
+
+
+# --- the binary's basic blocks ---
+INSN_RE = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
+SYMBOL_RE = re.compile(r"^([0-9a-f]+) <.*>:$")
+TARGET_RE = re.compile(r"^([0-9a-f]+) <")
+RIP_ADDR_RE = re.compile(r"^lea\s+.*\(%rip\),%\w+\s+# ([0-9a-f]+)")
+ABS_TABLE_RE = re.compile(r"^jmp\s+\*0x([0-9a-f]+)\(,%\w+,8\)")
+PREFIXES = {"bnd", "notrack", "rep", "repz", "repnz", "repe", "repne", "lock", "ds", "cs", "data16", "addr32"}
+ENDS_BLOCK = {"ret", "retq", "iret", "iretq", "ud2", "hlt", "loop", "loope", "loopne"}
+
+
+def data_sections(binary):
+    """read(address, size) -> bytes of the binary's loaded, non-executable
+    sections (where jump tables are), or None elsewhere."""
+    try:
+        data = open(binary, "rb").read()
+    except OSError as e:
+        fail(f"{binary}: {e}")
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        fail(f"{binary}: not a 64-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3a)
+    sections = []
+    for i in range(shnum):
+        _, kind, flags, addr, offset, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+        if flags & 0x2 and not flags & 0x4 and kind != 8:   # SHF_ALLOC, not SHF_EXECINSTR or NOBITS
+            sections.append((addr, offset, size))
+
+    def read(address, size):
+        for addr, offset, length in sections:
+            if addr <= address and address + size <= addr + length:
+                return data[offset + address - addr:offset + address - addr + size]
+        return None
+    return read
+
+
+def jump_table_targets(read, start, end, bases, absolute):
+    """The targets of a function's switch tables: 32-bit offsets from a base
+    the function loads with `lea base(%rip)` (gcc's and clang's tables), or
+    64-bit addresses (`jmp *table(,%reg,8)`); entries are read while they
+    land inside the function."""
+    targets = set()
+    for base, width in [(b, 4) for b in bases] + [(a, 8) for a in absolute]:
+        for i in range(4096):
+            raw = read(base + width * i, width)
+            if raw is None:
+                break
+            target = base + struct.unpack("<i", raw)[0] if width == 4 else struct.unpack("<Q", raw)[0]
+            if not start <= target < end:
+                break
+            targets.add(target)
+    return targets
+
+
+def block_leaders(binary):
+    """The sorted start addresses of the binary's basic blocks, from `objdump
+    -d`: each function's start, each direct jump's target, each target of its
+    switch tables, each instruction after a jump or a return. Calls do not
+    end a block (they return; a call that does not is last before a jump
+    target anyway)."""
+    try:
+        text = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", binary], check=True,
+                              capture_output=True, text=True, errors="replace").stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail(f"{binary}: objdump -d failed: {e}")
+    read = data_sections(binary)
+    leaders = set()
+    after_jump = False
+    func = None   # [start, last address, lea bases, absolute tables, jumps through a register]
+
+    def end_function():
+        if func and func[4]:
+            leaders.update(jump_table_targets(read, func[0], func[1] + 1, func[2], func[3]))
+
+    for line in text.splitlines():
+        m = SYMBOL_RE.match(line)
+        if m:
+            end_function()
+            func = [int(m.group(1), 16), int(m.group(1), 16), set(), set(), False]
+            leaders.add(func[0])
+            continue
+        m = INSN_RE.match(line)
+        if not m or func is None:
+            continue
+        addr = int(m.group(1), 16)
+        func[1] = addr
+        if after_jump:
+            leaders.add(addr)
+        words = m.group(2).split()
+        while words and words[0] in PREFIXES:
+            words.pop(0)
+        insn = " ".join(words)
+        mnemonic = words[0] if words else ""
+        after_jump = mnemonic.startswith("j") or mnemonic in ENDS_BLOCK
+        if after_jump and len(words) > 1:
+            t = TARGET_RE.match(" ".join(words[1:]))
+            if t:
+                leaders.add(int(t.group(1), 16))
+            elif words[1].startswith("*%"):
+                func[4] = True
+            t = ABS_TABLE_RE.match(insn)
+            if t:
+                func[3].add(int(t.group(1), 16))
+                func[4] = True
+        t = RIP_ADDR_RE.match(insn)
+        if t:
+            func[2].add(int(t.group(1), 16))
+    end_function()
+    return sorted(leaders)
+
+
+def line_units(ranges, leaders):
+    """{line: unit}: lines whose code lies in the same basic blocks are one
+    unit, named by its first line. They run equally often in the binary: an
+    if-converted `if` (both arms computed, one picked with cmov) is one block
+    however gcov counts its arms."""
+    by_blocks = collections.defaultdict(list)
+    for key, spans in ranges.items():
+        blocks = set()
+        for start, end in spans:
+            i = bisect.bisect_right(leaders, start) - 1
+            blocks.add(leaders[i] if i >= 0 else start)
+            j = bisect.bisect_left(leaders, end)
+            blocks.update(leaders[i + 1:j])
+        by_blocks[frozenset(blocks)].append(key)
+    unit = {}
+    for keys in by_blocks.values():
+        first = min(keys)
+        unit.update((k, first) for k in keys)
+    return unit
+
+
+def unit_counts(counts, unit):
+    """Each line's count raised to the largest in its unit: its code runs as
+    often as its blocks, and they run at least as often as its unit's most-run
+    line."""
+    best = collections.Counter()
+    for key, u in unit.items():
+        best[u] = max(best[u], counts.get(key, 0))
+    return collections.Counter({key: best[u] for key, u in unit.items()})
 
 
 # --- profiles, read as the compilers read them ---
@@ -400,18 +548,19 @@ def main():
             fail(f"profile kind '{kind}': gcc or llvm")
         broot = os.path.realpath(roots.get(label, root))
         funcs, comp_dirs = dwarf_functions(binary)
-        measured = {(os.path.relpath(f, broot), line) for f, line in code_lines(binary, comp_dirs)
-                    if under_root(f, broot)}
+        ranges = {(os.path.relpath(f, broot), line): spans
+                  for (f, line), spans in code_lines(binary, comp_dirs).items() if under_root(f, broot)}
         # the lines measured: gcov's statements (gcov does not list a
         # closing brace that holds only an epilogue: no statement there for
         # the compiler to annotate) that own code in the profiled binary
         # (no profile counts a case label, or a line folded away), but not
         # the lines that open a function (gcov counts calls there; a profile
-        # has head counts for that)
-        measured = {k for k in measured if k in q and k not in openings}
+        # has head counts for that); those in the same blocks are one unit
+        ranges = {k: v for k, v in ranges.items() if k in q and k not in openings}
+        unit = line_units(ranges, block_leaders(binary))
         instances = (read_gcc_profile if kind == "gcc" else read_llvm_profile)(prof)
         p, unknown = profile_lines(instances, funcs, broot)
-        results.append((label, p, measured, unknown))
+        results.append((label, p, unit_counts(q, unit), unit, unknown))
 
     # per function: the lines gcov gives it
     by_func = collections.defaultdict(set)
@@ -424,24 +573,30 @@ def main():
     for func in hottest:
         share = sum(q[k] for k in by_func[func]) / total_q
         cols = []
-        for _, p, measured, _ in results:
-            keys = {k for k in by_func[func] & measured if q[k] or p.get(k)}
-            cols.append(f"{overlap(p, q, keys)[0]:7.3f}" if keys else "      -")
+        for _, p, qr, unit, _ in results:
+            keys = {k for k in by_func[func] if k in unit and (qr[k] or p[k])}
+            cols.append(f"{overlap(p, qr, keys)[0]:7.3f}" if keys else "      -")
         print(f"{func:<{width}}  {100 * share:4.1f}%  " + "  ".join(cols))
     lines_out = []
-    for label, p, measured, unknown in results:
-        keys = {k for k in measured if q[k] or p.get(k)}
-        ov, ph, qh = overlap(p, q, keys)
+    for label, p, qr, unit, unknown in results:
+        keys = {k for k in unit if qr[k] or p[k]}
+        ov, ph, qh = overlap(p, qr, keys)
         if args.v:
-            lost = sum(q[k] for k in q if k not in measured) / total_q
-            print(f"\n{label}: {len(keys)} lines measured; gcov's lines without code in the binary "
-                  f"hold {100 * lost:.1f}% of its counts")
-            print("  lines that lose the most (q^ gcov, p^ profile, loss = |p^ - q^| / 2):")
+            lost = sum(q[k] for k in q if k not in unit) / total_q
+            members = collections.defaultdict(list)
+            for k, u in unit.items():
+                members[u].append(k)
+            print(f"\n{label}: {len(keys)} lines measured, {len(set(unit[k] for k in keys))} units (lines "
+                  f"in the same blocks of the binary); gcov's lines without code in the binary hold "
+                  f"{100 * lost:.1f}% of its counts")
+            print("  lines that lose the most (q^ gcov, p^ profile, loss = |p^ - q^| / 2; q raised to its unit's largest):")
             worst = sorted(keys, key=lambda k: -abs(ph[k] - qh[k]))[:15]
             for k in worst:
                 if abs(ph[k] - qh[k]) < 1e-4:
                     break
-                print(f"  {k[0]}:{k[1]:<5} q^ {qh[k]:.4f} p^ {ph[k]:.4f} loss {abs(ph[k] - qh[k]) / 2:.4f}"
+                others = [str(m[1]) if m[0] == k[0] else f"{m[0]}:{m[1]}" for m in sorted(members[unit[k]]) if m != k]
+                with_ = f" (with {','.join(others)})" if others else ""
+                print(f"  {k[0]}:{k[1]}{with_:<6} q^ {qh[k]:.4f} p^ {ph[k]:.4f} loss {abs(ph[k] - qh[k]) / 2:.4f}"
                       f"  {source_line(args.source or root, k[0], k[1])[:60]}")
             if unknown:
                 print(f"  functions without DWARF in the binary: {' '.join(sorted(unknown)[:10])}")
