@@ -85,7 +85,7 @@ if [ "${EXACT:-0}" = 1 ]; then
 	for compiler in gcc clang; do
 		fmt=gcc; [ $compiler = gcc ] || fmt=llvm
 		objcopy --strip-debug "$WORK/$prog-$compiler" "$WORK/nodebug/$prog-$compiler"
-		valgrind -q --tool=callgrind --dump-instr=yes --collect-jumps=yes --compress-strings=no \
+		valgrind -q --tool=callgrind --skip-plt=no --dump-instr=yes --collect-jumps=yes --compress-strings=no \
 			--compress-pos=no --callgrind-out-file="$WORK/$compiler.callgrind" "$WORK/nodebug/$prog-$compiler" "$@" \
 			>/dev/null 2>"$WORK/$compiler.valgrind.log"
 		"$BUILD/tests/helpers/afdo-exact" --binary "$WORK/$prog-$compiler" --format $fmt \

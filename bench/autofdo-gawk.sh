@@ -120,9 +120,11 @@ if [ "${EXACT:-0}" = 1 ]; then
 	# clang 14's DWARF 5 in gawk, and the profile needs only addresses
 	for c in gcc clang; do
 		fmt=gcc; [ $c = gcc ] || fmt=llvm
-		if [ ! -f "exact-$c$SUFFIX.$fmt" ] || [ "base-$c/gawk" -nt "exact-$c$SUFFIX.$fmt" ]; then
+		# made again after gawk or this script (how callgrind runs) changed
+		if [ ! -f "exact-$c$SUFFIX.$fmt" ] || [ "base-$c/gawk" -nt "exact-$c$SUFFIX.$fmt" ] ||
+			[ "$ROOT/bench/autofdo-gawk.sh" -nt "exact-$c$SUFFIX.$fmt" ]; then
 			mkdir -p "nodebug-$c" && objcopy --strip-debug "base-$c/gawk" "nodebug-$c/gawk"
-			valgrind -q --tool=callgrind --dump-instr=yes --collect-jumps=yes --compress-strings=no \
+			valgrind -q --tool=callgrind --skip-plt=no --dump-instr=yes --collect-jumps=yes --compress-strings=no \
 				--compress-pos=no --callgrind-out-file="exact-$c$SUFFIX.callgrind" \
 				"nodebug-$c/gawk" -f "$NAME.awk" "$INPUT" >/dev/null 2>"exact-$c$SUFFIX.log"
 			"$EXACT_TOOL" --binary "base-$c/gawk" --format $fmt -o "exact-$c$SUFFIX.$fmt" "exact-$c$SUFFIX.callgrind"

@@ -20,8 +20,8 @@ The metric (docs/autofdo.md, "Accuracy"):
   BINARY, except those that open a function (gcov counts calls there);
 - units: measured lines whose code lies in the same basic blocks of BINARY
   are one unit (no profile of BINARY can tell them apart: an if-converted
-  `if` is one block); q of each line is raised to the largest q of its unit
-  (its code runs as often as those blocks, at least that often);
+  `if` is one block); q of each line gcov saw run is raised to the largest q
+  of its unit (its code runs as often as those blocks, at least that often);
 - p^, q^: each normalised to sum 1 over the measured lines where p or q is
   non-zero; overlap = sum of min(p^, q^).
 
@@ -318,11 +318,13 @@ def line_units(ranges, leaders):
 def unit_counts(counts, unit):
     """Each line's count raised to the largest in its unit: its code runs as
     often as its blocks, and they run at least as often as its unit's most-run
-    line."""
+    line. A line counted 0 stays 0: its block then holds the only code of a
+    line that ran in copies the binary credits to other lines (gawk's
+    eval.c:1228 `return lhs;` beside line 1226's lintwarn), and never ran."""
     best = collections.Counter()
     for key, u in unit.items():
         best[u] = max(best[u], counts.get(key, 0))
-    return collections.Counter({key: best[u] for key, u in unit.items()})
+    return collections.Counter({key: best[u] if counts.get(key, 0) else 0 for key, u in unit.items()})
 
 
 # --- profiles, read as the compilers read them ---

@@ -4,11 +4,21 @@
  *
  * usage: afdo-exact --binary PROG [--format llvm|gcc] [--line-counts max] -o OUT CALLGRIND.OUT
  *
- * The input is what `valgrind --tool=callgrind --dump-instr=yes
+ * The input is what `valgrind --tool=callgrind --skip-plt=no --dump-instr=yes
  * --collect-jumps=yes --compress-strings=no --compress-pos=no` writes: the
  * executions of every instruction (each becomes a one-instruction range, as
  * if every instruction had been sampled) and the calls and jumps taken (a
  * branch into a function's entry is a call: head counts and call targets).
+ * --skip-plt=no: by default callgrind adds the instructions of a PLT stub
+ * to the instruction that called it, so a call counts more executions than
+ * its neighbours, the straight piece of code around it is cut there, and
+ * the flow rule counts a line twice (a tail call `jmp free@plt` at the end
+ * of a line split around another: twice the line's count).
+ * A `rep` string instruction counts each iteration as an execution and a
+ * jump to itself (valgrind runs it as a loop); LBR records no branch for
+ * it, and the flow rule would count its line once per iteration (gawk's
+ * inlined `memset(n, '\0', sizeof(NODE))` ten times over). Jumps from an
+ * instruction to itself are dropped and taken off its executions.
  * Addresses in it are the object's own (link-time) addresses. The object
  * is PROG, or a file of the same name (valgrind may have run a copy without
  * debug info).
@@ -51,7 +61,9 @@ int main(int argc, char **argv)
 	struct afdo_binary *bin;
 	struct afdo_counts *counts;
 	struct afdo_profile *prof;
+	struct hmap execs, self;   /* uint64_t address -> executions, jumps to itself */
 	FILE *in, *fp;
+	size_t k;
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -79,6 +91,8 @@ int main(int argc, char **argv)
 	if (!in)
 		die("cannot open the callgrind file");
 	counts = afdo_counts_new();
+	hmap_init(&execs, sizeof(uint64_t), sizeof(uint64_t), NULL);
+	hmap_init(&self, sizeof(uint64_t), sizeof(uint64_t), NULL);
 	while (getline(&line, &cap, in) > 0) {
 		uint64_t addr, n, m;
 		unsigned lineno;
@@ -108,16 +122,28 @@ int main(int argc, char **argv)
 		} else if (!strncmp(line, "0x", 2) &&
 			   (fields = sscanf(line, "%" SCNx64 " %u %" SCNu64, &addr, &lineno, &n)) >= 2) {
 			if (pending) {
-				if (in_obj && pending_in && pending_count)
+				if (in_obj && pending_in && pending_count && addr == pending_to)
+					*(uint64_t *)hmap_get(&self, &addr) += pending_count;
+				else if (in_obj && pending_in && pending_count)
 					afdo_counts_add_branch(counts, addr, pending_to, pending_count);
 				pending = false;
 			} else if (in_obj && fields == 3 && n) {
-				afdo_counts_add_range(counts, addr, addr, n);
+				*(uint64_t *)hmap_get(&execs, &addr) += n;
 			}
 		}
 	}
 	free(line);
 	fclose(in);
+	for (k = 0; k < hmap_count(&execs); k++) {
+		uint64_t addr = *(const uint64_t *)hmap_key(&execs, k), n = *(uint64_t *)hmap_val(&execs, k);
+		size_t at = hmap_find(&self, &addr);
+		uint64_t iterations = at == HMAP_NONE ? 0 : *(uint64_t *)hmap_val(&self, at);
+
+		if (n > iterations)
+			afdo_counts_add_range(counts, addr, addr, n - iterations);
+	}
+	hmap_free(&execs);
+	hmap_free(&self);
 	if (!afdo_counts_nr_in_binary(counts))
 		die("no instruction of the binary in the callgrind file");
 	prof = afdo_build(bin, counts, &(struct afdo_build_opts){
