@@ -545,13 +545,17 @@ def main():
     if not any(q.values()):
         fail(f"no executed line under {root} in the gcov files")
     results = []
+    binaries = {}   # path -> its functions, line ranges, blocks: read once for its profiles
     for label, kind, binary, prof in args.profile:
         if kind not in ("gcc", "llvm"):
             fail(f"profile kind '{kind}': gcc or llvm")
         broot = os.path.realpath(roots.get(label, root))
-        funcs, comp_dirs = dwarf_functions(binary)
+        if binary not in binaries:
+            funcs, comp_dirs = dwarf_functions(binary)
+            binaries[binary] = (funcs, code_lines(binary, comp_dirs), block_leaders(binary))
+        funcs, lines, leaders = binaries[binary]
         ranges = {(os.path.relpath(f, broot), line): spans
-                  for (f, line), spans in code_lines(binary, comp_dirs).items() if under_root(f, broot)}
+                  for (f, line), spans in lines.items() if under_root(f, broot)}
         # the lines measured: gcov's statements (gcov does not list a
         # closing brace that holds only an epilogue: no statement there for
         # the compiler to annotate) that own code in the profiled binary
@@ -559,7 +563,7 @@ def main():
         # the lines that open a function (gcov counts calls there; a profile
         # has head counts for that); those in the same blocks are one unit
         ranges = {k: v for k, v in ranges.items() if k in q and k not in openings}
-        unit = line_units(ranges, block_leaders(binary))
+        unit = line_units(ranges, leaders)
         instances = (read_gcc_profile if kind == "gcc" else read_llvm_profile)(prof)
         p, unknown = profile_lines(instances, funcs, broot)
         results.append((label, p, unit_counts(q, unit), unit, unknown))
