@@ -63,45 +63,46 @@ programs = [
     ("loop", ["./loop", "50000000"]),
     ("gawk", [gawk, "-f", "work.awk", "input.txt"]),
 ]
-# name, frequency, environment ("floor": bench/sampler-floor.c, not ocrec)
+# name, frequency, environment, recorder (None: the plain run; "floor":
+# bench/sampler-floor.c)
 configs = [
-    ("plain", 0, {}),
-    ("1kHz", 1000, {}),
-    ("4kHz", 4000, {}),
-    ("1kHz int3", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}),
-    ("4kHz int3", 4000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}),
-    ("1kHz follow", 1000, {"OCREC_SAMPLER_EMULATION": "0"}),
-    ("1kHz int3 follow", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3", "OCREC_SAMPLER_EMULATION": "0"}),
-    ("1kHz floor", 1000, {"floor": "1"}),
-    ("4kHz floor", 4000, {"floor": "1"}),
+    ("plain", 0, {}, None),
+    ("1kHz", 1000, {}, "ocrec"),
+    ("4kHz", 4000, {}, "ocrec"),
+    ("1kHz int3", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}, "ocrec"),
+    ("4kHz int3", 4000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}, "ocrec"),
+    ("1kHz follow", 1000, {"OCREC_SAMPLER_EMULATION": "0"}, "ocrec"),
+    ("1kHz int3 follow", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3", "OCREC_SAMPLER_EMULATION": "0"}, "ocrec"),
+    ("1kHz floor", 1000, {}, "floor"),
+    ("4kHz floor", 4000, {}, "floor"),
 ]
 line_re = re.compile(r"software branch sampler: (\d+) windows .* ([0-9.]+) stops a window \((\d+) at ([a-z0-9 ]+),"
                      r"|floor: \d+ samples, (\d+) stops")
 
-def run(cmd, freq, env):
-    if env.get("floor"):
+def run(cmd, freq, env, recorder):
+    if recorder == "floor":
         cmd = ["./floor", "-F", str(freq)] + cmd
-    elif freq:
+    elif recorder:
         cmd = [ocrec, "record", "-v", "-b", "--branch-sampler=software", "-F", str(freq), "-o", "rec.data"] + cmd
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, **{k: v for k, v in env.items() if k != "floor"}))
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, **env))
     err = p.stderr.read().decode(errors="replace")
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     if status:
         sys.exit(f"bench/sampler.sh: {' '.join(cmd)} failed (wait status {status}):\n{err}")
-    m = line_re.search(err) if freq else None
-    if freq and not m:
+    m = line_re.search(err) if recorder else None
+    if recorder and not m:
         sys.exit(f"bench/sampler.sh: no sampler summary from {' '.join(cmd)}:\n{err}")
     return wall, ru.ru_utime + ru.ru_stime, m
 
 for name, cmd in programs:
     res = {c[0]: [] for c in configs}
-    run(cmd, 0, {})   # warm the page cache
+    run(cmd, 0, {}, None)   # warm the page cache
     for r in range(rounds):
         for i in range(len(configs)):   # the order turns round by round
             c = configs[(i + r) % len(configs)]
-            res[c[0]].append(run(cmd, c[1], c[2]))
+            res[c[0]].append(run(cmd, *c[1:]))
     print(f"== {name}: {' '.join(cmd)} ({rounds} rounds)")
     base_wall = statistics.median(x[0] for x in res["plain"])
     base_cpu = statistics.median(x[1] for x in res["plain"])
@@ -112,14 +113,14 @@ for name, cmd in programs:
         wall = statistics.median(x[0] for x in rs)
         cpu = statistics.median(x[1] for x in rs)
         row = f"  {c[0]:17s} {wall * 1e3:8.1f} {wall / base_wall:5.2f}x {cpu * 1e3:8.1f} {cpu / base_cpu:5.2f}x"
-        if c[2].get("floor"):   # its stops, as if each were a window
+        if c[3] == "floor":   # its stops, as if each were a window
             windows = statistics.median(int(x[2].group(5)) for x in rs)
             stops, kind = 0.0, "the timer's stop only, no window"
-        elif c[1]:
+        elif c[3]:
             windows = statistics.median(int(x[2].group(1)) for x in rs)
             stops = statistics.median(float(x[2].group(2)) for x in rs)
             kind = rs[0][2].group(4)
-        if c[1]:
+        if c[3]:
             row += (f" {windows:8.0f} {stops:8.2f} {(wall - base_wall) / windows * 1e6:14.0f}"
                     f" {(cpu - base_cpu) / windows * 1e6:6.0f}  {kind}")
         print(row)
