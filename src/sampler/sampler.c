@@ -1,9 +1,11 @@
 /* sampler.c — swbranch_record(): the software branch sampler. A task-clock
  * event samples the workload (its ring buffers also carry COMM, MMAP2, FORK
  * and EXIT records from the kernel); at each sample the sampled thread is
- * interrupted with ptrace and the engine (trace.c) collects its next N taken
- * branches, written as one PERF_SAMPLE_BRANCH_STACK sample whose ip is where
- * the window ended, entries newest first, like hardware LBR.
+ * stopped for the tracer (by the sample itself, a SIGTRAP, where the kernel
+ * can: see stop_by_signal(); else with PTRACE_INTERRUPT) and the engine
+ * (trace.c) collects its next N taken branches, written as one
+ * PERF_SAMPLE_BRANCH_STACK sample whose ip is where the window ended, entries
+ * newest first, like hardware LBR.
  * The workload runs as without ocrec: ptrace stops are hidden (signals are
  * delivered, group-stops kept), threads, forks and exec are followed. */
 #define _GNU_SOURCE
@@ -18,7 +20,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +40,9 @@
 #define DEFAULT_DEPTH 32
 #define MAX_DEPTH 1024
 #define STOP_POLL_NS 100000     /* spin_deadline() */
+/* With signal stops the rings wake the tracer only when half full: a sample
+ * whose thread did not stop by itself is looked for this often (wait_time()). */
+#define FALLBACK_POLL_MS 10
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 		     PERF_SAMPLE_PERIOD)
 #define PTRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
@@ -52,11 +59,18 @@ struct space {
  * done with (its window taken, or none to take). */
 enum pending_state { SAMPLED, INTERRUPTED, STOPPED, SETTLED };
 
+/* A task-clock event and the thread it was opened for. */
+struct timer_fd {
+	int fd;
+	pid_t tid;
+};
+
 struct pending_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t period;          /* the timer's, summed over the samples merged into it */
 	uint64_t samples;         /* 1 + those merged */
 	enum pending_state state;
+	uint64_t pass;            /* record_loop()'s pass that read it */
 };
 
 struct session {
@@ -66,8 +80,26 @@ struct session {
 	pid_t attached;           /* -p PID, or 0 */
 	bool workload_done;
 	int exit_status;
-	int *fds;                 /* every task-clock event */
-	size_t nr_fds;
+	struct timer_fd *fds;     /* the task-clock events, turned off during followed windows */
+	size_t nr_fds, cap_fds;
+	int *retired;             /* signal stops: events of an exec'd or ended process */
+	size_t nr_retired, cap_retired;
+	/* Signal stops (stop_by_signal()): each sample stops its own thread with
+	 * a SIGTRAP. The events go when their process execs (the kernel wants
+	 * remove_on_exec with sigtrap) and are opened again at its exec stop;
+	 * their rings belong to one dummy event per CPU (carriers). */
+	bool signal_stops;
+	struct perf_event_attr timer_attr;
+	int *carriers;            /* per CPU, -1 where offline */
+	int ncpu;
+	pid_t *early_stops;       /* stopped by their sample before its record was read */
+	size_t nr_early, cap_early;
+	bool ending;              /* no more windows: such a stop just resumes */
+	uint64_t pass;            /* record_loop()'s passes so far */
+	uint64_t interrupts;      /* signal stops: samples whose thread was interrupted instead */
+	pid_t *no_signal;         /* threads seen not to stop by their samples (SIGTRAP blocked) */
+	size_t nr_no_signal, cap_no_signal;
+	uint64_t period_ns;       /* of the timer: how often to look once interrupts were needed */
 	struct ring *rings;       /* one per CPU */
 	struct pollfd *pfds;      /* rings, then the signalfd */
 	size_t nr_rings;
@@ -144,6 +176,51 @@ static bool is_trace_trap(pid_t pid)
 
 static void unpin_child(struct session *s, pid_t child, pid_t parent);
 static void release_cpu(struct session *s);
+static int open_task_timer(struct session *s, pid_t tid, bool enabled);
+
+/* Signal stops: pid exec'd (which removed its events) or ended. Its events
+ * are no longer turned off and on around followed windows, which an
+ * exec-heavy workload would otherwise multiply; they stay open to the end,
+ * since processes it forked before carry copies of them. */
+static void retire_timer(struct session *s, pid_t pid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_fds; i++) {
+		if (s->fds[i].tid != pid) {
+			s->fds[n++] = s->fds[i];
+			continue;
+		}
+		GROW(s->retired, s->cap_retired, s->nr_retired + 1);
+		s->retired[s->nr_retired++] = s->fds[i].fd;
+	}
+	s->nr_fds = n;
+}
+
+/* Signal stops: the exec's COMM record and the MMAP2 records of the new
+ * image (the program and its loader, mapped by the kernel) came while the
+ * process had no events: they are written from /proc at the exec stop, with
+ * its time, the COMM marked as an exec's as the kernel's is. */
+static int write_exec_records(struct session *s, pid_t pid)
+{
+	struct pd_sample sid = { .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time = now_ns() };
+	char path[64], *comm;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	comm = read_line_file(path);
+	if (!comm) {
+		oc_err_clear();
+		return 0;   /* gone meanwhile */
+	}
+	pd_writer_set_sample_id(s->w, &sid);
+	rc = pd_write_comm(s->w, (uint32_t)pid, (uint32_t)pid, comm, true);
+	if (rc == 0)
+		rc = synthesize_process(s->w, s->dsos, pid);
+	pd_writer_set_sample_id(s->w, NULL);
+	free(comm);
+	return rc;
+}
 
 static struct pending_sample *pending_of(struct session *s, pid_t tid)
 {
@@ -152,6 +229,16 @@ static struct pending_sample *pending_of(struct session *s, pid_t tid)
 	for (i = 0; i < s->nr_pending; i++)
 		if (s->pending[i].tid == (uint32_t)tid && s->pending[i].state != SETTLED)
 			return &s->pending[i];
+	return NULL;
+}
+
+static pid_t *find_tid(pid_t *tids, size_t n, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return &tids[i];
 	return NULL;
 }
 
@@ -174,6 +261,25 @@ static void handle_status(struct session *s, pid_t pid, int status)
 	struct pending_sample *ps = pending_of(s, pid);
 	int event = status >> 16, sig;
 
+	if (s->signal_stops && WIFSTOPPED(status) && !event && WSTOPSIG(status) == SIGTRAP && swb_timer_trap(pid)) {
+		/* Stopped by its sample, whose window it waits for; when that
+		 * record is not read yet, record_loop() matches them after the
+		 * next drain. (An interrupt asked for meanwhile reports later, as
+		 * an old one.) */
+		pid_t *slow = find_tid(s->no_signal, s->nr_no_signal, pid);
+
+		if (slow)
+			*slow = s->no_signal[--s->nr_no_signal];
+		if (ps) {
+			ps->state = STOPPED;
+		} else if (!s->ending) {
+			GROW(s->early_stops, s->cap_early, s->nr_early + 1);
+			s->early_stops[s->nr_early++] = pid;
+		} else {
+			ptrace(PTRACE_CONT, pid, NULL, NULL);
+		}
+		return;
+	}
 	if (ps && ps->state == INTERRUPTED) {
 		if (WIFSTOPPED(status) && event == PTRACE_EVENT_STOP && !is_group_stop_signal(WSTOPSIG(status))) {
 			ps->state = STOPPED;
@@ -195,6 +301,8 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		 * up to 90 ms on the run queue (schedstat) while it ran. */
 		if (pid == s->last_tid)
 			release_cpu(s);
+		if (s->signal_stops)
+			retire_timer(s, pid);
 		if (pid == s->workload) {
 			s->workload_done = true;
 			s->exit_status = status;
@@ -224,6 +332,13 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		    (gone = pending_of(s, (pid_t)former)))
 			settle(gone, &s->preempted_samples);
 		invalidate(s, pid, 0, 0);
+		/* the exec removed the process's events (remove_on_exec) */
+		if (s->signal_stops)
+			retire_timer(s, pid);
+		if (s->signal_stops && (write_exec_records(s, pid) < 0 || open_task_timer(s, pid, !s->timer_off) < 0)) {
+			oc_warn("%s: process %d is not sampled after its exec", oc_errmsg(), (int)pid);
+			oc_err_clear();
+		}
 	}
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
 		unsigned long child;
@@ -476,7 +591,8 @@ static int on_record(const struct perf_event_header *h, void *arg)
 			return 0;
 		}
 		GROW(s->pending, s->cap_pending, s->nr_pending + 1);
-		s->pending[s->nr_pending++] = (struct pending_sample){ pt[0], pt[1], (uint32_t)p[3], p[4], 1, SAMPLED };
+		s->pending[s->nr_pending++] = (struct pending_sample){ pt[0], pt[1], (uint32_t)p[3], p[4], 1, SAMPLED,
+								       s->pass };
 		return 0;
 	}
 	if (h->type == PERF_RECORD_LOST)
@@ -502,13 +618,6 @@ static int drain(struct session *s)
 			return -1;
 	dso_tracker_resolve_pending(s->dsos);
 	return 0;
-}
-
-static int online_cpu_count(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_CONF);
-
-	return n > 0 ? (int)n : 1;
 }
 
 static void configure_timer(const struct record_opts *o, struct perf_event_attr *a, bool forked)
@@ -538,44 +647,174 @@ static void configure_timer(const struct record_opts *o, struct perf_event_attr 
 	a->clockid = CLOCK_MONOTONIC;
 }
 
+/* Whether each sample is to stop its own thread: the timer event sends it a
+ * SIGTRAP (perf_event_attr.sigtrap), which ptrace reports to the tracer as
+ * the thread takes it, on its way back to the sampled instruction. Else the
+ * sample wakes the tracer, which stops the thread with PTRACE_INTERRUPT: two
+ * more context switches on the thread's CPU, 30-70 us a sample in the VMs
+ * measured (docs/sampler.md, Costs). From Linux 5.19 only: until commit
+ * 78ed93d72ded ("signal: Deliver SIGTRAP on perf event asynchronously if
+ * blocked") the kernel forced the signal through, unblocking it and resetting
+ * the program's handler for SIGTRAP where it was blocked. A thread that keeps
+ * SIGTRAP blocked is interrupted instead, FALLBACK_POLL_MS late, and from
+ * then on the tracer looks for such samples every timer period.
+ * For a program ocrec started only: a SIGTRAP queued or being taken when the
+ * tracer dies (SIGKILL) kills the program, which a process recorded with -p
+ * must survive. OCREC_SAMPLER_STOPS=interrupt|signal chooses (for tests and
+ * the bench). */
+static bool stop_by_signal(const struct perf_event_attr *timer, bool forked)
+{
+	const char *env = getenv("OCREC_SAMPLER_STOPS");
+	struct perf_event_attr a = *timer;
+	struct utsname u;
+	int major = 0, minor = 0, fd;
+
+	if (!forked || (env && strcmp(env, "interrupt") == 0))
+		return false;
+	if (!(env && strcmp(env, "signal") == 0) &&
+	    (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
+	     major * 1000 + minor < 5019))
+		return false;
+	/* the kernel's word on it: an event of ocrec's own */
+	a.sigtrap = a.remove_on_exec = 1;
+	a.enable_on_exec = 0;
+	a.disabled = 1;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* The timer of signal stops: removed at exec (the kernel's condition for
+ * sigtrap), opened again at the exec stop. The rings wake the tracer only
+ * when half full: each sample's stop wakes it instead. */
+static void signal_stop_timer(struct perf_event_attr *a)
+{
+	a->sigtrap = 1;
+	a->remove_on_exec = 1;
+	a->sig_data = SWB_TIMER_SIG_DATA;
+	a->enable_on_exec = 0;
+	a->wakeup_events = 0;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(RING_PAGES * (size_t)sysconf(_SC_PAGESIZE) / 2);
+}
+
+/* Out of descriptors (each event is one, and signal stops open more at each
+ * exec): the soft limit goes up to the hard one, as perf's evsel__open_cpu()
+ * does on EMFILE. Whether it went up. */
+static bool raise_nofile_limit(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0 || r.rlim_cur >= r.rlim_max)
+		return false;
+	r.rlim_cur = r.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &r) == 0;
+}
+
+/* A task-clock event of tid on cpu into ring_fd's ring (or, if -1, a ring
+ * of its own, mapped and polled); 0 when tid is gone or cpu offline (*fd -1). */
+static int open_event(struct session *s, struct perf_event_attr *a, pid_t tid, int cpu, int ring_fd, int *fd)
+{
+	*fd = sys_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0 && errno == EMFILE && raise_nofile_limit())
+		*fd = sys_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0)
+		return errno == ESRCH || errno == ENODEV || (errno == EINVAL && cpu >= 0) ? 0
+		       : oc_err_errno("cannot open task-clock for the software branch sampler (thread %d)", (int)tid);
+	GROW(s->fds, s->cap_fds, s->nr_fds + 1);
+	s->fds[s->nr_fds++] = (struct timer_fd){ *fd, tid };
+	if (ring_fd >= 0) {
+		if (ioctl(*fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0)
+			return oc_err_errno("cannot share a ring buffer between task-clock events");
+		return 0;
+	}
+	if (ring_map(&s->rings[s->nr_rings], *fd, RING_PAGES) < 0)
+		return -1;
+	s->pfds[s->nr_rings] = (struct pollfd){ .fd = *fd, .events = POLLIN };
+	s->nr_rings++;
+	return 0;
+}
+
+static void alloc_rings(struct session *s)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int c;
+
+	s->ncpu = n > 0 ? (int)n : 1;
+	s->rings = xcalloc((size_t)s->ncpu, sizeof(*s->rings));
+	s->pfds = xcalloc((size_t)s->ncpu + 1, sizeof(*s->pfds));
+	s->carriers = xmalloc((size_t)s->ncpu * sizeof(int));
+	for (c = 0; c < s->ncpu; c++)
+		s->carriers[c] = -1;
+}
+
 /* One task-clock event per thread and CPU; the events of one CPU share its
  * ring buffer (inherited per-task events cannot be mapped with cpu -1). */
 static int open_timer(struct session *s, struct perf_event_attr *a, const pid_t *tids, size_t nr_tids)
 {
-	int ncpu = online_cpu_count(), c;
+	int c;
 	size_t t;
 
-	s->fds = xcalloc((size_t)ncpu * nr_tids, sizeof(int));
-	s->rings = xcalloc((size_t)ncpu, sizeof(*s->rings));
-	s->pfds = xcalloc((size_t)ncpu + 1, sizeof(*s->pfds));
-	for (c = 0; c < ncpu; c++) {
-		int ring_fd = -1;
+	for (c = 0; c < s->ncpu; c++) {
+		int ring_fd = -1, fd;
 
 		for (t = 0; t < nr_tids; t++) {
-			int fd = sys_perf_event_open(a, tids[t], c, -1, PERF_FLAG_FD_CLOEXEC);
-
-			if (fd < 0) {
-				if (errno == ENODEV || errno == EINVAL)
-					break;      /* an offline CPU */
-				if (errno == ESRCH)
-					continue;   /* a thread that ended meanwhile */
-				return oc_err_errno("cannot open task-clock for the software branch sampler");
-			}
-			s->fds[s->nr_fds++] = fd;
-			if (ring_fd >= 0) {
-				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0)
-					return oc_err_errno("cannot share a ring buffer between task-clock events");
-				continue;
-			}
-			if (ring_map(&s->rings[s->nr_rings], fd, RING_PAGES) < 0)
+			if (open_event(s, a, tids[t], c, ring_fd, &fd) < 0)
 				return -1;
-			ring_fd = fd;
-			s->pfds[s->nr_rings] = (struct pollfd){ .fd = fd, .events = POLLIN };
-			s->nr_rings++;
+			if (ring_fd < 0)
+				ring_fd = fd;
 		}
 	}
 	if (!s->nr_rings)
 		return oc_err("cannot open task-clock on any CPU for the software branch sampler");
+	return 0;
+}
+
+/* Signal stops: a dummy event of ocrec's own per CPU owns that CPU's ring,
+ * which the threads' events, opened and removed at every exec, write into. */
+static int open_carriers(struct session *s)
+{
+	struct perf_event_attr d = s->timer_attr;
+	int c;
+
+	d.type = PERF_TYPE_SOFTWARE;
+	d.config = PERF_COUNT_SW_DUMMY;
+	d.sample_period = 0;
+	d.freq = 0;
+	d.sigtrap = d.remove_on_exec = d.inherit = 0;
+	d.mmap = d.mmap2 = d.comm = d.comm_exec = d.task = 0;
+	d.disabled = 1;
+	for (c = 0; c < s->ncpu; c++) {
+		int fd = sys_perf_event_open(&d, 0, c, -1, PERF_FLAG_FD_CLOEXEC);
+
+		s->carriers[c] = fd;
+		if (fd < 0) {
+			if (errno == ENODEV || errno == EINVAL)
+				continue;   /* an offline CPU */
+			return oc_err_errno("cannot open a ring buffer for the software branch sampler");
+		}
+		if (ring_map(&s->rings[s->nr_rings], fd, RING_PAGES) < 0)
+			return -1;
+		s->pfds[s->nr_rings] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		s->nr_rings++;
+	}
+	if (!s->nr_rings)
+		return oc_err("cannot open a ring buffer on any CPU for the software branch sampler");
+	return 0;
+}
+
+/* Signal stops: tid's events, one per CPU, into the CPU's ring. */
+static int open_task_timer(struct session *s, pid_t tid, bool enabled)
+{
+	struct perf_event_attr a = s->timer_attr;
+	int c, fd;
+
+	a.disabled = !enabled;
+	for (c = 0; c < s->ncpu; c++)
+		if (s->carriers[c] >= 0 && open_event(s, &a, tid, c, s->carriers[c], &fd) < 0)
+			return -1;
 	return 0;
 }
 
@@ -586,10 +825,17 @@ static void close_timer(struct session *s)
 	for (i = 0; i < s->nr_rings; i++)
 		ring_unmap(&s->rings[i]);
 	for (i = 0; i < s->nr_fds; i++)
-		close(s->fds[i]);
+		close(s->fds[i].fd);
+	for (i = 0; i < s->nr_retired; i++)
+		close(s->retired[i]);
+	free(s->retired);
+	for (i = 0; s->carriers && i < (size_t)s->ncpu; i++)
+		if (s->carriers[i] >= 0)
+			close(s->carriers[i]);
 	free(s->fds);
 	free(s->rings);
 	free(s->pfds);
+	free(s->carriers);
 }
 
 static void timer_ioctl(struct session *s, unsigned long req)
@@ -597,7 +843,7 @@ static void timer_ioctl(struct session *s, unsigned long req)
 	size_t i;
 
 	for (i = 0; i < s->nr_fds; i++)
-		ioctl(s->fds[i], req, 0);
+		ioctl(s->fds[i].fd, req, 0);
 }
 
 /* "AMD EPYC ..." from /proc/cpuinfo, for the CPUDESC note. */
@@ -764,7 +1010,10 @@ static bool read_signals(struct session *s, bool *stopping)
 
 /* Interrupt every thread sampled since the last pass, all at once: a thread
  * a busy CPU keeps waiting stops only when it runs again, up to a scheduling
- * slice later, and the others' windows need not wait for it. */
+ * slice later, and the others' windows need not wait for it. With signal
+ * stops, only a thread sampled before the last poll that has not stopped by
+ * itself (SIGTRAP blocked, or the record read before its stop came), and
+ * then at once whenever it is sampled, until it stops by itself again. */
 static void interrupt_sampled(struct session *s)
 {
 	size_t i;
@@ -772,14 +1021,39 @@ static void interrupt_sampled(struct session *s)
 	for (i = 0; i < s->nr_pending; i++) {
 		struct pending_sample *ps = &s->pending[i];
 
-		if (ps->state != SAMPLED)
+		if (ps->state != SAMPLED ||
+		    (s->signal_stops && ps->pass == s->pass && !find_tid(s->no_signal, s->nr_no_signal, (pid_t)ps->tid)))
 			continue;
-		if (ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL) == 0)
+		if (ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL) == 0) {
 			ps->state = INTERRUPTED;
-		else
+			if (s->signal_stops && !find_tid(s->no_signal, s->nr_no_signal, (pid_t)ps->tid)) {
+				GROW(s->no_signal, s->cap_no_signal, s->nr_no_signal + 1);
+				s->no_signal[s->nr_no_signal++] = (pid_t)ps->tid;
+			}
+			s->interrupts += s->signal_stops;
+		} else {
 			settle(ps, &s->gone_samples);
+		}
 	}
 }
+
+/* Signal stops: the threads that stopped for a sample before its record
+ * was read get it now; one whose record never came (lost) runs on. */
+static void match_early_stops(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_early; i++) {
+		struct pending_sample *ps = pending_of(s, s->early_stops[i]);
+
+		if (ps)
+			ps->state = STOPPED;
+		else
+			ptrace(PTRACE_CONT, s->early_stops[i], NULL, NULL);
+	}
+	s->nr_early = 0;
+}
+
 
 /* An interrupted thread that was running on another CPU than the tracer's
  * stops within some 20 us: asking for its stop without sleeping spares the
@@ -857,9 +1131,26 @@ static void settle_pending(struct session *s)
 {
 	size_t i;
 
+	s->ending = true;
 	for (i = 0; i < s->nr_pending; i++)
 		settle(&s->pending[i], &s->late_samples);
 	s->nr_pending = 0;
+	for (i = 0; i < s->nr_early; i++)
+		ptrace(PTRACE_CONT, s->early_stops[i], NULL, NULL);
+	s->nr_early = 0;
+}
+
+/* How long the loop sleeps at most: with signal stops, a sample whose thread
+ * did not stop by itself is seen only when the tracer wakes for something
+ * else, so it looks every FALLBACK_POLL_MS, and once such a thread was seen,
+ * every timer period. */
+static struct timespec wait_time(const struct session *s)
+{
+	uint64_t ns = 100000000;
+
+	if (s->signal_stops)
+		ns = s->interrupts ? s->period_ns : FALLBACK_POLL_MS * 1000000ull;
+	return (struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 }
 
 /* One pass per wake-up: the samples, the interrupts they ask for, the
@@ -873,11 +1164,13 @@ static int record_loop(struct session *s)
 	size_t i;
 
 	for (;;) {
+		struct timespec wait;
 		uint64_t until;
 		int ready, taken;
 
 		if (drain(s) < 0)
 			return -1;
+		match_early_stops(s);
 		interrupt_sampled(s);
 		until = spin_deadline(s);
 		do {
@@ -890,7 +1183,11 @@ static int record_loop(struct session *s)
 			return -1;
 		if (s->workload_done || detach || (s->attached && kill(s->attached, 0) < 0))
 			break;
-		ready = poll(s->pfds, s->nr_rings + 1, 100);
+		s->pass++;
+		if (s->nr_early)
+			continue;   /* their records are in the rings by now */
+		wait = wait_time(s);
+		ready = ppoll(s->pfds, s->nr_rings + 1, &wait, NULL);
 		if (ready < 0 && errno != EINTR)
 			return oc_err_errno("poll");
 		if (ready <= 0)
@@ -915,7 +1212,7 @@ static int record_loop(struct session *s)
 static void print_summary(const struct session *s)
 {
 	const struct swb_tracer *t = &s->tracer;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, how = STRBUF_INIT;
 	uint64_t early = 0;
 	int k;
 
@@ -924,6 +1221,10 @@ static void print_summary(const struct session *s)
 		  t->windows, s->timer_samples, s->dropped_windows, t->seek_hits,
 		  t->windows ? (double)(t->stops + t->steps) / (double)t->windows : 0.0, t->stops,
 		  swb_breakpoints_name(t->bp), t->steps);
+	if (s->signal_stops)
+		sb_printf(&how, "their samples (SIGTRAP), %" PRIu64 " interrupted instead", s->interrupts);
+	else
+		sb_puts(&how, "PTRACE_INTERRUPT");
 	if (t->emulating) {
 		sb_printf(&sb, "instructions %" PRIu64 " emulated and about %" PRIu64 " followed, emulation stopped early",
 			  t->emulated_insns, t->followed_insns);
@@ -942,12 +1243,14 @@ static void print_summary(const struct session *s)
 	}
 	oc_debug(1, "software branch sampler: %s; %" PRIu64 " restarted on a plan mismatch, %" PRIu64
 		 " by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64
-		 " lost; timer samples without a window of their own: %" PRIu64 " merged into their thread's next window, %" PRIu64
+		 " lost, %" PRIu64 " not followed (SIGTRAP blocked); timer samples without a window of their own: %" PRIu64 " merged into their thread's next window, %" PRIu64
 		 " of threads gone, %" PRIu64 " of threads that ended or group-stopped first, %" PRIu64
-		 " in windows cut short, %" PRIu64 " at the end",
-		 sb_str(&sb), t->mismatches, t->stepped_windows, t->held_windows, t->blocked, t->lost,
-		 s->merged_samples, s->gone_samples, s->preempted_samples, s->cut_samples, s->late_samples);
+		 " in windows cut short, %" PRIu64 " at the end; threads stopped by %s",
+		 sb_str(&sb), t->mismatches, t->stepped_windows, t->held_windows, t->blocked, t->lost, t->sigtrap_blocked,
+		 s->merged_samples, s->gone_samples, s->preempted_samples, s->cut_samples, s->late_samples,
+		 sb_str(&how));
 	sb_free(&sb);
+	sb_free(&how);
 }
 
 int swbranch_record(const struct record_opts *o, struct record_stats *st)
@@ -1010,8 +1313,18 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
 	preloading = pthread_create(&preloader, NULL, preload_libraries, NULL) == 0;
-	if (open_timer(&s, &timer, forked ? &s.workload : tids, forked ? 1 : nr_tids) < 0)
+	alloc_rings(&s);
+	s.signal_stops = stop_by_signal(&timer, forked);
+	if (s.signal_stops) {
+		/* a forked workload's events come at its exec stop */
+		s.timer_attr = timer;
+		signal_stop_timer(&s.timer_attr);
+		s.period_ns = o->period ? o->period : 1000000000ull / timer.sample_freq;
+		if (open_carriers(&s) < 0)
+			goto out;
+	} else if (open_timer(&s, &timer, forked ? &s.workload : tids, forked ? 1 : nr_tids) < 0) {
 		goto out;
+	}
 	s.pfds[s.nr_rings] = (struct pollfd){ .fd = s.sigfd, .events = POLLIN };
 	if (open_output(&s, &timer) < 0)
 		goto out;
@@ -1079,6 +1392,8 @@ out:
 	free(s.entries);
 	free(s.branches);
 	free(s.pending);
+	free(s.early_stops);
+	free(s.no_signal);
 	free(tids);
 	free(cache_owned);
 	dso_tracker_free(s.dsos);

@@ -130,6 +130,13 @@ enum swb_uc_why {
 };
 const char *swb_uc_why_name(enum swb_uc_why why);
 
+/* The perf_event_attr.sig_data of the sampler's timer when its samples stop
+ * their threads with SIGTRAP (sigtrap, sampler.c): ASCII "ocrec". */
+#define SWB_TIMER_SIG_DATA 0x6365726f63ULL
+/* Whether tid, in a signal-delivery-stop, is taking such a SIGTRAP: the
+ * tracer's, never delivered to the program. */
+bool swb_timer_trap(pid_t tid);
+
 /* What a thread other than the window's reported while the engine waited: the
  * caller resumes or records it (the engine waits with waitpid(-1, __WALL)). */
 typedef void (*swb_other_fn)(pid_t pid, int status, void *arg);
@@ -163,6 +170,7 @@ struct swb_tracer {
 	uint64_t held_windows;      /* int3 windows that held the process's other threads */
 	uint64_t blocked;       /* windows ended at a syscall that blocked, or not begun in one */
 	uint64_t lost;          /* windows whose thread ran past every breakpoint (a planner bug) */
+	uint64_t sigtrap_blocked;       /* windows not followed: the thread blocks SIGTRAP */
 	/* Emulation (emulate.h): windows are emulated first unless no_emulation
 	 * (or OCREC_SAMPLER_EMULATION=0), and followed from where it stops,
 	 * the emulated branches guiding the plans. An emulated window leaves
@@ -193,6 +201,8 @@ enum swb_result {
 	SWB_FAILED,   /* oc_err() set; the thread is in a ptrace-stop if it still exists */
 	SWB_BLOCKED,  /* no window: the thread was stopped in a blocking syscall, which
 	               * restarts when it resumes; it is in its ptrace-stop */
+	SWB_SKIPPED,  /* no window: it could not be emulated to its end and the thread
+	               * blocks SIGTRAP, which following would undo; in its ptrace-stop */
 };
 
 struct swb_window {

@@ -735,6 +735,30 @@ const char *swb_breakpoints_name(enum swb_bp bp)
 	return bp == SWB_BP_INT3 ? "int3" : "debug registers";
 }
 
+/* TRAP_PERF and si_perf_data are the kernel's (include/uapi/asm-generic/
+ * siginfo.h, Linux 5.13); glibc 2.36 names neither. si_perf_data follows
+ * si_addr in the fault fields. */
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
+static bool timer_siginfo(const siginfo_t *si)
+{
+	uint64_t data;
+
+	if (si->si_signo != SIGTRAP || si->si_code != TRAP_PERF)
+		return false;
+	memcpy(&data, (const char *)&si->si_addr + sizeof(si->si_addr), sizeof(data));
+	return data == SWB_TIMER_SIG_DATA;
+}
+
+bool swb_timer_trap(pid_t tid)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 && timer_siginfo(&si);
+}
+
 /* The next report of any traced thread; 0 when none came by the deadline
  * (monotonic ns, 0: none), -1 on error. With a deadline it sleeps until
  * SIGCHLD (every ptrace stop raises one), blocked meanwhile so that it stays
@@ -975,6 +999,10 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 			return 0;
 		}
 		if (WSTOPSIG(*status) == SIGTRAP && ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0) {
+			/* A sample of the timer that came before it was turned off:
+			 * the resume is asked again, without it. */
+			if (timer_siginfo(&si))
+				continue;
 			/* Debug registers and steps report TRAP_*; stepping into a
 			 * signal handler is reported by ptrace_notify(SIGTRAP). */
 			if (si.si_code == TRAP_HWBKPT || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT) {
@@ -1218,7 +1246,20 @@ enum round_result {
 	R_FAILED,       /* oc_err() set */
 	R_RESTART,      /* the path that ran is not the one planned: start the window again here */
 	R_OFFTRACK,     /* a signal took the thread off the way to its target */
+	R_SKIP,         /* the thread blocks SIGTRAP: no trap may reach it */
 };
+
+/* Whether tid blocks SIGTRAP. A single step or a breakpoint then traps it all
+ * the same, and the kernel, forcing that SIGTRAP through, unblocks it and
+ * resets the program's SIGTRAP handler to the default for good
+ * (force_sig_info_to_task() in kernel/signal.c): a worker thread that blocks
+ * every signal, or a SIGTRAP handler, would run on changed. */
+static bool blocks_sigtrap(pid_t tid)
+{
+	uint64_t mask;
+
+	return ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) == 0 && (mask & (1ull << (SIGTRAP - 1)));
+}
 
 static bool reached(const struct follow *f)
 {
@@ -1275,6 +1316,10 @@ static enum round_result round_of(struct follow *f)
 		return R_DONE;
 	if (f->tg && w->taken > f->tg->taken)
 		return R_RESTART;
+	if (!f->ran && blocks_sigtrap(f->tid)) {
+		t->sigtrap_blocked++;
+		return R_SKIP;
+	}
 	if (!f->ran && t->before_follow)
 		t->before_follow(f->tid, t->arg);
 	f->ran = true;
@@ -1419,16 +1464,24 @@ static bool same_branches(const struct swb_entry *a, const struct swb_entry *b, 
 }
 
 /* Whether a signal waits for the thread: it takes it as soon as it runs,
- * before anything emulation computed. */
+ * before anything emulation computed. The timer's own SIGTRAPs (queued while
+ * the thread blocks SIGTRAP) do not count: the tracer takes them away. */
 static bool signal_pending(pid_t tid)
 {
-	struct __ptrace_peeksiginfo_args a = { 0, 0, 1 };
-	siginfo_t si;
+	struct __ptrace_peeksiginfo_args a = { 0, 0, 4 };
+	siginfo_t si[4];
+	int n, i;
 
-	if (ptrace(PTRACE_PEEKSIGINFO, tid, &a, &si) != 0)
-		return true;
-	a.flags = PTRACE_PEEKSIGINFO_SHARED;
-	return ptrace(PTRACE_PEEKSIGINFO, tid, &a, &si) != 0;
+	for (;;) {
+		if ((n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si)) < 0 || n == (int)a.nr)
+			return true;
+		for (i = 0; i < n; i++)
+			if (!timer_siginfo(&si[i]))
+				return true;
+		if (a.flags)
+			return false;
+		a.flags = PTRACE_PEEKSIGINFO_SHARED;
+	}
 }
 
 /* Emulate the window on from the thread's stop. Done: the window is
@@ -1582,6 +1635,8 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 			goto event;
 		if (r == R_FAILED)
 			goto failed;
+		if (r == R_SKIP)
+			goto skipped;
 		if (r == R_RESTART) {
 			w->nr = 0;
 			w->taken = 0;
@@ -1598,6 +1653,9 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 	w->ip = f.ip;
 	t->seek_hits += t->seek && f.ip == f.p0;
 	return SWB_DONE;
+skipped:
+	end_window(t, &f.b, &f.hd);
+	return disarm(tid, &f.d) < 0 ? SWB_FAILED : SWB_SKIPPED;
 event:
 	/* A group-stopped thread runs on later: it must not keep breakpoints
 	 * (after exit or exec there is nothing to clear). */
