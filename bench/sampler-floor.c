@@ -5,14 +5,17 @@
  * PTRACE_INTERRUPT, the stop, PTRACE_GETREGS, the resume) is seen apart from
  * ocrec's work. docs/sampler.md, "Costs".
  *
- *   usage: sampler-floor [-F HZ] [--two-cpus] PROG [ARGS...]
+ *   usage: sampler-floor [-F HZ] [--two-cpus] [--signal] PROG [ARGS...]
  *
  * The program's threads are sampled with cpu-clock at HZ (default 1000) and
  * each sample interrupts the thread it names, reads its registers and
- * resumes it. The tracer and the program share the CPU the tracer starts on,
- * as `ocrec record` keeps them for a lone busy thread; --two-cpus leaves
- * both free to run anywhere. Prints "floor: N samples, N stops" on stderr.
- * Single-threaded programs only (the bench's are).
+ * resumes it. With --signal the sample stops the thread itself, with a
+ * SIGTRAP (perf_event_attr.sigtrap), as ocrec's signal stops do: the tracer
+ * reads its registers and resumes it without the signal. The tracer and the
+ * program share the CPU the tracer starts on, as `ocrec record` keeps them
+ * for a lone busy thread; --two-cpus leaves both free to run anywhere.
+ * Prints "floor: N samples, N stops" on stderr. Single-threaded programs
+ * that exec once only (the bench's are).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +36,9 @@
 #include <unistd.h>
 
 #define RING_PAGES 8
+#ifndef TRAP_PERF
+#define TRAP_PERF 6     /* include/uapi/asm-generic/siginfo.h */
+#endif
 
 static void die(const char *what)
 {
@@ -59,11 +65,53 @@ static unsigned long drain(struct perf_event_mmap_page *ring)
 	return samples;
 }
 
+/* --signal: the timer (removed at exec, as the kernel wants for sigtrap)
+ * is opened at the program's exec stop; each of its SIGTRAPs is a stop. */
+static int signal_stops(pid_t child, unsigned long hz, int sfd)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_SOFTWARE };
+	unsigned long samples = 0;
+	int status, fd = -1;
+
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = 1000000000ul / hz;
+	attr.exclude_kernel = 1;
+	attr.sigtrap = 1;
+	attr.remove_on_exec = 1;
+	close(sfd);
+	kill(child, SIGCONT);
+	for (;;) {
+		struct user_regs_struct regs;
+		siginfo_t si;
+		int sig = 0;
+
+		if (waitpid(child, &status, __WALL) != child)
+			die("waitpid");
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			break;
+		if (status >> 16 == PTRACE_EVENT_EXEC && fd < 0) {
+			fd = syscall(SYS_perf_event_open, &attr, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0)
+				die("perf_event_open cpu-clock with sigtrap");
+		} else if (status >> 16 == 0 && WSTOPSIG(status) == SIGTRAP &&
+			   ptrace(PTRACE_GETSIGINFO, child, 0, &si) == 0 && si.si_code == TRAP_PERF) {
+			samples++;
+			ptrace(PTRACE_GETREGS, child, 0, &regs);
+		} else if (status >> 16 == 0) {
+			sig = WSTOPSIG(status);   /* a signal for the program: deliver it */
+		}
+		if (ptrace(PTRACE_CONT, child, 0, (void *)(long)sig) && errno != ESRCH)
+			die("PTRACE_CONT");
+	}
+	fprintf(stderr, "floor: %lu samples, %lu stops\n", samples, samples);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_SOFTWARE };
 	unsigned long samples = 0, stops = 0, hz = 1000;
-	int two_cpus = 0, status, fd, sfd, argi = 1;
+	int two_cpus = 0, by_signal = 0, status, fd, sfd, argi = 1;
 	struct perf_event_mmap_page *ring;
 	sigset_t chld;
 	pid_t child;
@@ -73,11 +121,13 @@ int main(int argc, char **argv)
 			hz = strtoul(argv[++argi], NULL, 10);
 		else if (strcmp(argv[argi], "--two-cpus") == 0)
 			two_cpus = 1;
+		else if (strcmp(argv[argi], "--signal") == 0)
+			by_signal = 1;
 		else
 			break;
 	}
 	if (argi >= argc || hz == 0) {
-		fprintf(stderr, "usage: sampler-floor [-F HZ] [--two-cpus] PROG [ARGS...]\n");
+		fprintf(stderr, "usage: sampler-floor [-F HZ] [--two-cpus] [--signal] PROG [ARGS...]\n");
 		return 2;
 	}
 	if (!two_cpus) {
@@ -107,8 +157,10 @@ int main(int argc, char **argv)
 	}
 	if (waitpid(child, &status, WUNTRACED) != child || !WIFSTOPPED(status))
 		die("waiting for the child to stop");
-	if (ptrace(PTRACE_SEIZE, child, 0, (void *)PTRACE_O_EXITKILL))
+	if (ptrace(PTRACE_SEIZE, child, 0, (void *)(long)(PTRACE_O_EXITKILL | (by_signal ? PTRACE_O_TRACEEXEC : 0))))
 		die("PTRACE_SEIZE");
+	if (by_signal)
+		return signal_stops(child, hz, sfd);
 
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_period = 1000000000ul / hz;
