@@ -596,7 +596,7 @@ def main():
                   f"in the same blocks of the binary); gcov's lines without code in the binary hold "
                   f"{100 * lost:.1f}% of its counts")
             print("  lines that lose the most (q^ gcov, p^ profile, loss = |p^ - q^| / 2; q raised to its unit's largest):")
-            worst = sorted(keys, key=lambda k: -abs(ph[k] - qh[k]))[:15]
+            worst = sorted(keys, key=lambda k: (-abs(ph[k] - qh[k]), k))[:15]   # ties by file and line
             for k in worst:
                 if abs(ph[k] - qh[k]) < 1e-4:
                     break
