@@ -1,14 +1,15 @@
 /* sampler.c — swbranch_record(): the software branch sampler. A task-clock
  * event samples the workload (its ring buffers also carry COMM, MMAP2, FORK
  * and EXIT records from the kernel); at each sample the sampled thread is
- * stopped for the tracer (by the sample itself, a SIGTRAP, where the kernel
- * can: see stop_by_signal(); else with PTRACE_INTERRUPT) and the engine
+ * stopped for the tracer (with PTRACE_INTERRUPT, or, asked for, by the
+ * sample's own SIGTRAP: see stop_by_signal()) and the engine
  * (trace.c) collects its next N taken branches, written as one
  * PERF_SAMPLE_BRANCH_STACK sample whose ip is where the window ended, entries
  * newest first, like hardware LBR.
  * The workload runs as without ocrec: ptrace stops are hidden (signals are
  * delivered, group-stops kept), threads, forks and exec are followed. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -347,7 +348,8 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		/* the exec removed the process's events (remove_on_exec) */
 		if (s->signal_stops)
 			retire_timer(s, pid);
-		if (s->signal_stops && (write_exec_records(s, pid) < 0 || open_task_timer(s, pid, !s->timer_off) < 0)) {
+		if (s->signal_stops && !s->ending &&
+		    (write_exec_records(s, pid) < 0 || open_task_timer(s, pid, !s->timer_off) < 0)) {
 			oc_warn("%s: process %d is not sampled after its exec", oc_errmsg(), (int)pid);
 			oc_err_clear();
 		}
@@ -695,8 +697,9 @@ static void configure_timer(const struct record_opts *o, struct perf_event_attr 
  * then on the tracer looks for such samples every timer period.
  * For a program ocrec started only: a SIGTRAP queued or being taken when the
  * tracer dies (SIGKILL) kills the program, which a process recorded with -p
- * must survive. OCREC_SAMPLER_STOPS=interrupt|signal chooses (for tests and
- * the bench). */
+ * must survive. Asked for with OCREC_SAMPLER_STOPS=signal only, for now: a
+ * vfork() parent that a window waits for while its child is stopped by its
+ * own sample never stops (docs/sampler.md). */
 static bool stop_by_signal(const struct perf_event_attr *timer, bool forked)
 {
 	const char *env = getenv("OCREC_SAMPLER_STOPS");
@@ -704,11 +707,8 @@ static bool stop_by_signal(const struct perf_event_attr *timer, bool forked)
 	struct utsname u;
 	int major = 0, minor = 0, fd;
 
-	if (!forked || (env && strcmp(env, "interrupt") == 0))
-		return false;
-	if (!(env && strcmp(env, "signal") == 0) &&
-	    (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
-	     major * 1000 + minor < 5019))
+	if (!forked || !env || strcmp(env, "signal") != 0 || uname(&u) < 0 ||
+	    sscanf(u.release, "%d.%d", &major, &minor) != 2 || major * 1000 + minor < 5019)
 		return false;
 	/* the kernel's word on it: an event of ocrec's own */
 	a.sigtrap = a.remove_on_exec = 1;
@@ -987,11 +987,11 @@ static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr
 	return 0;
 }
 
-/* Stop tracing every thread of the attached process and leave it running. */
-static void detach_process(struct session *s)
+/* Stop tracing every thread of process pid and leave it running. */
+static void detach_process(struct session *s, pid_t pid)
 {
 	size_t n = 0, i;
-	pid_t *tids = proc_threads(s->attached, &n);
+	pid_t *tids = proc_threads(pid, &n);
 
 	if (!tids) {
 		oc_err_clear();
@@ -1014,6 +1014,92 @@ static void detach_process(struct session *s)
 		}
 	}
 	free(tids);
+}
+
+/* The threads ocrec traces (TracerPid), in *n; NULL if /proc cannot be read. */
+static pid_t *traced_threads(size_t *n)
+{
+	char me[32], path[80], *status, *tracer;
+	pid_t *all = NULL;
+	size_t cap = 0, nt, i;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	snprintf(me, sizeof(me), "TracerPid:\t%d\n", (int)getpid());
+	while ((de = readdir(d))) {
+		pid_t pid = (pid_t)atoi(de->d_name), *tids;
+
+		if (pid <= 0 || !(tids = proc_threads(pid, &nt))) {
+			oc_err_clear();
+			continue;
+		}
+		for (i = 0; i < nt; i++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tids[i]);
+			if (!(status = read_file(path, NULL))) {
+				oc_err_clear();
+				continue;
+			}
+			tracer = strstr(status, "TracerPid:");
+			if (tracer && strncmp(tracer, me, strlen(me)) == 0) {
+				GROW(all, cap, *n + 1);
+				all[(*n)++] = tids[i];
+			}
+			free(status);
+		}
+		free(tids);
+	}
+	closedir(d);
+	return all;
+}
+
+/* How long release_survivors() may take before ocrec exits all the same. */
+#define RELEASE_LIMIT_NS 2000000000ull
+
+/* Signal stops: processes the workload left running (background jobs,
+ * daemons) are still traced, and a thread of theirs may have one of the
+ * timer's SIGTRAPs queued, or be taking one: left so when ocrec exits, the
+ * signal would kill it (2 of 10 busy background jobs here). With every event
+ * off, each traced thread is interrupted and detached at its interrupt stop;
+ * whatever else it reports first is handled as during recording (a SIGTRAP
+ * of the timer's discarded, an exec or a fork resumed: a thread waiting in
+ * vfork() for a child stopped at its exec would never stop otherwise), and
+ * threads started meanwhile are found by the next look. One SIGTRAP queued
+ * while the thread blocks SIGTRAP stays: it comes when the thread unblocks it. */
+static void release_survivors(struct session *s)
+{
+	uint64_t deadline = now_ns() + RELEASE_LIMIT_NS;
+	pid_t *asked = NULL;
+	size_t nr_asked = 0, cap_asked = 0, n, i;
+
+	for (i = 0; i < s->nr_retired; i++)
+		ioctl(s->retired[i], PERF_EVENT_IOC_DISABLE, 0);
+	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
+	while (now_ns() < deadline) {
+		pid_t *tids = traced_threads(&n), p;
+		int status;
+
+		for (i = 0; i < n; i++)
+			if (!find_tid(asked, nr_asked, tids[i]) && ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) == 0) {
+				GROW(asked, cap_asked, nr_asked + 1);
+				asked[nr_asked++] = tids[i];
+			}
+		free(tids);
+		if (!n)
+			break;
+		p = waitpid(-1, &status, __WALL | WNOHANG);
+		if (p <= 0) {
+			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+			continue;
+		}
+		if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP && find_tid(asked, nr_asked, p))
+			ptrace(PTRACE_DETACH, p, NULL, NULL);
+		else
+			handle_status(s, p, status);
+	}
+	free(asked);
 }
 
 /* SIGINT/SIGTERM (read off the signalfd): terminate a forked workload like
@@ -1384,7 +1470,9 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (record_loop(&s) < 0)
 		goto out;
 	if (s.attached)
-		detach_process(&s);
+		detach_process(&s, s.attached);
+	else if (s.signal_stops)
+		release_survivors(&s);
 	if (oc_verbose >= 1)
 		print_summary(&s);
 	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? sym_build_id_cache_dir(&cache_owned) : NULL);

@@ -1,9 +1,9 @@
 # How the software branch sampler stops a sampled thread (docs/sampler.md,
-# "Stopping with the timer's own signal"): on Linux 5.19 and later each sample
-# of a program ocrec started stops its thread itself, with a SIGTRAP of the
-# timer's that the program never sees; a thread that blocks SIGTRAP, a
-# process recorded with -p, older kernels and OCREC_SAMPLER_STOPS=interrupt
-# are stopped with PTRACE_INTERRUPT. Either way the windows are the same.
+# "Stopping with the timer's own signal"): with PTRACE_INTERRUPT, or, asked
+# for with OCREC_SAMPLER_STOPS=signal on Linux 5.19 and later, by each sample
+# of a program ocrec started itself, with a SIGTRAP of the timer's that the
+# program never sees (a thread that blocks SIGTRAP, and -p, are interrupted).
+# Either way the windows are the same.
 . "$(dirname "$0")/../lib.sh"
 need_cmd perf cc
 case $(uname -m) in x86_64) ;; *) skip sampler-stops "the software branch sampler decodes x86-64 only"; exit 0 ;; esac
@@ -23,20 +23,14 @@ release=$(uname -r)
 major=${release%%.*}
 minor=${release#*.}
 minor=${minor%%[!0-9]*}
-if [ $((major * 1000 + minor)) -ge 5019 ]; then
-	default="their samples (SIGTRAP)"
-else
-	default="PTRACE_INTERRUPT"
-fi
 stopped_by() { sed -n 's/.*software branch sampler:.*; threads stopped by \(.*\)$/\1/p' "$1"; }
 
 $REC -v -F 1000 -o default.data ./div >/dev/null 2>default.err
 check_eq "default: exit 0" 0 $?
-check_match "default on Linux $major.$minor: threads stopped by $default" "^$(printf '%s' "$default" | sed 's/[()]/\\&/g')" \
-	"$(stopped_by default.err)"
+check_match "default: threads stopped by PTRACE_INTERRUPT" '^PTRACE_INTERRUPT' "$(stopped_by default.err)"
 
 for mode in signal interrupt; do
-	if [ $mode = signal ] && [ "$default" = PTRACE_INTERRUPT ]; then
+	if [ $mode = signal ] && [ $((major * 1000 + minor)) -lt 5019 ]; then
 		skip "$mode stops" "Linux $major.$minor is older than 5.19"
 		continue
 	fi
@@ -61,13 +55,35 @@ for mode in signal interrupt; do
 	check_match "$mode: fork and exec: div's symbols resolve" '^ *div +[0-9a-f]+ compute_flag$' "$(cat exec-$mode.syms)"
 	# A thread that blocks SIGTRAP: interrupted, its samples merged while the
 	# tracer learns it; the program sees its own SIGTRAP only, its mask and
-	# handler as it set them (exit 0).
+	# handler as it set them (exit 0). Its windows while SIGTRAP is blocked
+	# are not much fewer than after (without the interrupts, signal stops
+	# would give that phase one window, or one each 10 ms: seen 24-35 against
+	# 74, interrupted 50).
 	$REC -v -F 1000 -o sigtrap-$mode.data ./sigtrap 100000000 >/dev/null 2>sigtrap-$mode.err
 	check_eq "$mode: SIGTRAP blocked: the program sees only its own" 0 $?
-	counts=$(sed -nE 's/.*software branch sampler: ([0-9]+) windows of ([0-9]+) timer samples.*/\1 \2/p' sigtrap-$mode.err)
-	set -- $counts
-	check "$mode: SIGTRAP blocked: windows for at least half the samples (${1:-none} of ${2:-none})" \
-		test "$(( ${1:-0} * 2 ))" -ge "${2:-1}"
+	perf script -i sigtrap-$mode.data -F ip,sym 2>/dev/null >sigtrap-$mode.syms
+	blocked=$(grep -c ' compute_blocked' sigtrap-$mode.syms)
+	unblocked=$(grep -c ' compute_unblocked' sigtrap-$mode.syms)
+	check "$mode: SIGTRAP blocked: windows all the same ($blocked blocked, $unblocked unblocked)" \
+		test "$unblocked" -gt 0 -a "$((blocked * 6))" -ge "$unblocked"
+	# Background jobs the workload leaves running are traced and sampled
+	# when recording ends: they run on after it. With signal stops a SIGTRAP
+	# of the timer's left queued, or being taken, would kill them as ocrec
+	# exits (2 in 10 single jobs did); but these shells vfork, which signal
+	# stops can deadlock (docs/sampler.md): not run with them yet. Each of
+	# 8 busy jobs writes its exit status.
+	if [ $mode = signal ]; then
+		skip "$mode: background jobs" "signal stops can deadlock a shell that vforks (docs/sampler.md)"
+		continue
+	fi
+	rm -f bg.*
+	$REC -q -F 4000 -o bg-$mode.data sh -c 'for j in 1 2 3 4 5 6 7 8; do (./loop 30000000 >/dev/null; echo $? >bg.$j) & done; exit 0' \
+		>/dev/null 2>&1
+	check_eq "$mode: background jobs: exit 0" 0 $?
+	waited=0
+	while [ "$(cat bg.? 2>/dev/null | wc -l)" -lt 8 ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+	check_eq "$mode: background jobs: all 8 end normally after the recording" "8 0" \
+		"$(cat bg.? 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ' | sed 's/ $//')"
 done
 unset OCREC_SAMPLER_STOPS
 

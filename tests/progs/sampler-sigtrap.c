@@ -4,7 +4,8 @@
  * the tracer's, and a window followed across a system call traps the thread
  * (which, were SIGTRAP blocked, would unblock it and reset its handler): the
  * program must see its own SIGTRAP only, through its handler, with its mask
- * as it set it. Exit 0 when so.
+ * as it set it. Exit 0 when so. The phases are compute_blocked(),
+ * syscalls_blocked() and compute_unblocked().
  * Usage: sampler-sigtrap [ITERATIONS per phase] */
 #include <signal.h>
 #include <stdio.h>
@@ -21,17 +22,34 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 	last_code = si->si_code;
 }
 
-/* With syscalls, one every 16 iterations. */
-static unsigned long work(unsigned long n, int syscalls)
+/* Each phase its own function, for the test to count the windows of each. */
+static __attribute__((noinline)) unsigned long compute_blocked(unsigned long n)
 {
 	volatile unsigned long x = 0;
 	unsigned long i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		x += i % 7 == 3 ? i : 1;
-		if (syscalls && i % 16 == 0)
-			x += (unsigned long)getppid();
-	}
+	return x;
+}
+
+static __attribute__((noinline)) unsigned long syscalls_blocked(unsigned long n)
+{
+	volatile unsigned long x = 0;
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		x += (unsigned long)getppid();
+	return x;
+}
+
+static __attribute__((noinline)) unsigned long compute_unblocked(unsigned long n)
+{
+	volatile unsigned long x = 0;
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		x += i % 5 == 2 ? i : 1;
 	return x;
 }
 
@@ -47,15 +65,15 @@ int main(int argc, char **argv)
 	sigemptyset(&trap);
 	sigaddset(&trap, SIGTRAP);
 	sigprocmask(SIG_BLOCK, &trap, NULL);
-	work(n, 0);
-	work(n / 64, 1);
+	compute_blocked(n);
+	syscalls_blocked(n / 1024);
 	sigprocmask(SIG_BLOCK, NULL, &now);
 	if (!sigismember(&now, SIGTRAP)) {
 		fprintf(stderr, "sampler-sigtrap: SIGTRAP was unblocked behind the program's back\n");
 		return 2;
 	}
 	sigprocmask(SIG_UNBLOCK, &trap, NULL);
-	work(n, 0);
+	compute_unblocked(n);
 	raise(SIGTRAP);
 	sigaction(SIGTRAP, NULL, &now_sa);
 	if (now_sa.sa_sigaction != on_trap) {
