@@ -60,7 +60,9 @@ int main(int argc, char **argv)
 	sigset_t trap, now;
 
 	sa.sa_sigaction = on_trap;
-	sa.sa_flags = SA_SIGINFO;
+	/* SA_NODEFER: SIGTRAP stays unblocked in the handler, where a window
+	 * that follows the thread in would still trap it (docs/sampler.md) */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sigaction(SIGTRAP, &sa, NULL);
 	sigemptyset(&trap);
 	sigaddset(&trap, SIGTRAP);
