@@ -22,15 +22,20 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 	last_code = si->si_code;
 }
 
-/* Each phase its own function, for the test to count the windows of each. */
-static __attribute__((noinline)) unsigned long compute_blocked(unsigned long n)
+static inline unsigned long compute(unsigned long n, unsigned long m, unsigned long r)
 {
 	volatile unsigned long x = 0;
 	unsigned long i;
 
 	for (i = 0; i < n; i++)
-		x += i % 7 == 3 ? i : 1;
+		x += i % m == r ? i : 1;
 	return x;
+}
+
+/* Each phase its own function, for the test to count the windows of each. */
+static __attribute__((noinline)) unsigned long compute_blocked(unsigned long n)
+{
+	return compute(n, 7, 3);
 }
 
 static __attribute__((noinline)) unsigned long syscalls_blocked(unsigned long n)
@@ -45,12 +50,7 @@ static __attribute__((noinline)) unsigned long syscalls_blocked(unsigned long n)
 
 static __attribute__((noinline)) unsigned long compute_unblocked(unsigned long n)
 {
-	volatile unsigned long x = 0;
-	unsigned long i;
-
-	for (i = 0; i < n; i++)
-		x += i % 5 == 2 ? i : 1;
-	return x;
+	return compute(n, 5, 2);
 }
 
 int main(int argc, char **argv)
