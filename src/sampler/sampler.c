@@ -112,7 +112,6 @@ struct session {
 	uint64_t interrupts;      /* signal stops: samples whose thread was interrupted instead */
 	pid_t *no_signal;         /* threads seen not to stop by their samples (SIGTRAP blocked) */
 	size_t nr_no_signal, cap_no_signal;
-	uint64_t period_ns;       /* of the timer: how often to look once interrupts were needed */
 	struct ring *rings;       /* one per CPU */
 	struct pollfd *pfds;      /* rings, then the signalfd */
 	size_t nr_rings;
@@ -748,6 +747,15 @@ static bool raise_nofile_limit(void)
 	return setrlimit(RLIMIT_NOFILE, &r) == 0;
 }
 
+/* Map fd's ring buffer, polled with the others. */
+static int add_ring(struct session *s, int fd)
+{
+	if (ring_map(&s->rings[s->nr_rings], fd, RING_PAGES) < 0)
+		return -1;
+	s->pfds[s->nr_rings++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	return 0;
+}
+
 /* A task-clock event of tid on cpu into ring_fd's ring (or, if -1, a ring
  * of its own, mapped and polled); 0 when tid is gone or cpu offline (*fd -1). */
 static int open_event(struct session *s, struct perf_event_attr *a, pid_t tid, int cpu, int ring_fd, int *fd)
@@ -765,11 +773,7 @@ static int open_event(struct session *s, struct perf_event_attr *a, pid_t tid, i
 			return oc_err_errno("cannot share a ring buffer between task-clock events");
 		return 0;
 	}
-	if (ring_map(&s->rings[s->nr_rings], *fd, RING_PAGES) < 0)
-		return -1;
-	s->pfds[s->nr_rings] = (struct pollfd){ .fd = *fd, .events = POLLIN };
-	s->nr_rings++;
-	return 0;
+	return add_ring(s, *fd);
 }
 
 static void alloc_rings(struct session *s)
@@ -830,10 +834,8 @@ static int open_carriers(struct session *s)
 				continue;   /* an offline CPU */
 			return oc_err_errno("cannot open a ring buffer for the software branch sampler");
 		}
-		if (ring_map(&s->rings[s->nr_rings], fd, RING_PAGES) < 0)
+		if (add_ring(s, fd) < 0)
 			return -1;
-		s->pfds[s->nr_rings] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		s->nr_rings++;
 	}
 	if (!s->nr_rings)
 		return oc_err("cannot open a ring buffer on any CPU for the software branch sampler");
@@ -1141,13 +1143,13 @@ static void interrupt_sampled(struct session *s)
 
 	for (i = 0; i < s->nr_pending; i++) {
 		struct pending_sample *ps = &s->pending[i];
+		bool slow = s->signal_stops && find_tid(s->no_signal, s->nr_no_signal, (pid_t)ps->tid);
 
-		if (ps->state != SAMPLED ||
-		    (s->signal_stops && ps->pass == s->pass && !find_tid(s->no_signal, s->nr_no_signal, (pid_t)ps->tid)))
+		if (ps->state != SAMPLED || (s->signal_stops && ps->pass == s->pass && !slow))
 			continue;
 		if (ptrace(PTRACE_INTERRUPT, (pid_t)ps->tid, NULL, NULL) == 0) {
 			ps->state = INTERRUPTED;
-			if (s->signal_stops && !find_tid(s->no_signal, s->nr_no_signal, (pid_t)ps->tid)) {
+			if (s->signal_stops && !slow) {
 				GROW(s->no_signal, s->cap_no_signal, s->nr_no_signal + 1);
 				s->no_signal[s->nr_no_signal++] = (pid_t)ps->tid;
 			}
@@ -1174,7 +1176,6 @@ static void match_early_stops(struct session *s)
 	}
 	s->nr_early = 0;
 }
-
 
 /* An interrupted thread that was running on another CPU than the tracer's
  * stops within some 20 us: asking for its stop without sleeping spares the
@@ -1269,8 +1270,10 @@ static struct timespec wait_time(const struct session *s)
 {
 	uint64_t ns = 100000000;
 
-	if (s->signal_stops)
-		ns = s->interrupts ? s->period_ns : FALLBACK_POLL_MS * 1000000ull;
+	if (s->signal_stops && s->interrupts)   /* the timer's period, in ns of task-clock */
+		ns = s->timer_attr.freq ? 1000000000ull / s->timer_attr.sample_freq : s->timer_attr.sample_period;
+	else if (s->signal_stops)
+		ns = FALLBACK_POLL_MS * 1000000ull;
 	return (struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 }
 
@@ -1440,7 +1443,6 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		/* a forked workload's events come at its exec stop */
 		s.timer_attr = timer;
 		signal_stop_timer(&s.timer_attr);
-		s.period_ns = o->period ? o->period : 1000000000ull / timer.sample_freq;
 		if (open_carriers(&s) < 0)
 			goto out;
 	} else if (open_timer(&s, &timer, forked ? &s.workload : tids, forked ? 1 : nr_tids) < 0) {
