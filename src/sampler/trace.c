@@ -29,10 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "sampler/emu.h"
@@ -1030,10 +1032,90 @@ static int get_regs(pid_t tid, struct user_regs_struct *r)
 	return 0;
 }
 
+static bool mask_blocks_sigtrap(uint64_t mask)
+{
+	return mask & (1ull << (SIGTRAP - 1));
+}
+
+/* Whether tid blocks SIGTRAP. A single step or a breakpoint then traps it all
+ * the same, and the kernel, forcing that SIGTRAP through, unblocks it and
+ * resets the program's SIGTRAP handler to the default for good
+ * (force_sig_info_to_task() in kernel/signal.c): a worker thread that blocks
+ * every signal, or a SIGTRAP handler, would run on changed. */
+static bool blocks_sigtrap(pid_t tid)
+{
+	uint64_t mask;
+
+	return ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) == 0 && mask_blocks_sigtrap(mask);
+}
+
+/* The system calls after which a thread may block SIGTRAP: the new mask for
+ * good (rt_sigprocmask, rt_sigreturn from the signal frame), or for the
+ * call's length, which is still in place where the return of one a signal
+ * interrupted reports its step. Which argument points to that mask (x86-64
+ * order), or to a { mask pointer, size } pair (indirect). */
+static const struct mask_syscall {
+	long nr;
+	int arg;
+	bool indirect;
+} mask_syscalls[] = {
+	{ SYS_rt_sigprocmask, 1, false }, { SYS_rt_sigsuspend, 0, false }, { SYS_ppoll, 3, false },
+	{ SYS_pselect6, 5, true },        { SYS_epoll_pwait, 4, false },   { SYS_epoll_pwait2, 4, false },
+	{ SYS_io_pgetevents, 5, true },
+};
+
+/* The same calls (and sigreturn) through the i386 entries (int 0x80,
+ * sysenter), asm/unistd_32.h: not decoded, taken as blocking it. */
+static const long mask_syscalls_i386[] = { 72, 119, 126, 173, 175, 179, 308, 309, 319, 385, 441 };
+
+/* Whether the system call tid is stopped at (c) leaves SIGTRAP blocked
+ * where its step reports: then it must not be stepped. A mask that cannot
+ * be read counts as blocking it. */
+static bool syscall_blocks_sigtrap(pid_t tid, const struct swb_ctl *c, const struct user_regs_struct *r)
+{
+	const uint64_t args[] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+	const struct mask_syscall *m = NULL;
+	uint64_t at, mask, cur;
+	size_t i;
+
+	if (c->insn_id != X86_INS_SYSCALL) {
+		for (i = 0; i < ARRAY_SIZE(mask_syscalls_i386); i++)
+			if ((long)r->rax == mask_syscalls_i386[i])
+				return true;
+		return false;
+	}
+	if (r->rax == SYS_rt_sigreturn)
+		/* the handler's ret took the frame's return address: its
+		 * ucontext is at the stack pointer (x86 rt_sigframe) */
+		return !read_u64(tid, r->rsp + offsetof(ucontext_t, uc_sigmask), &mask) || mask_blocks_sigtrap(mask);
+	for (i = 0; i < ARRAY_SIZE(mask_syscalls) && !m; i++)
+		if ((long)r->rax == mask_syscalls[i].nr)
+			m = &mask_syscalls[i];
+	if (!m || !(at = args[m->arg]))
+		return false;   /* no mask given: it stays as it is */
+	if ((m->indirect && !read_u64(tid, at, &at)) || (at && !read_u64(tid, at, &mask)))
+		return true;
+	if (!at)
+		return false;
+	if (r->rax != SYS_rt_sigprocmask)
+		return mask_blocks_sigtrap(mask);
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(cur), &cur) < 0)
+		return true;
+	switch (r->rdi) {
+	case SIG_BLOCK: return mask_blocks_sigtrap(cur | mask);
+	case SIG_UNBLOCK: return mask_blocks_sigtrap(cur & ~mask);
+	default: return mask_blocks_sigtrap(mask);
+	}
+}
+
 /* Single-step tid (delivering sig, if any) and observe the taken branch.
- * 1 taken (*e), 0 not, 2 window over (*status), -1 error. */
+ * 1 taken (*e), 0 not, 2 window over (*status), -1 error; 3 when no trap
+ * may reach the thread any more: it is at a system call that would block
+ * SIGTRAP (not stepped), or stepped into a handler that blocks it (see
+ * blocks_sigtrap()). A whole trace steps every instruction regardless, and
+ * waits for system calls however long they take. */
 static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, struct swb_entry *e,
-		int *status, uint64_t *ip_after, bool may_block)
+		int *status, uint64_t *ip_after, bool whole_trace)
 {
 	struct user_regs_struct r;
 	const struct swb_ctl *c;
@@ -1047,10 +1129,12 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 	c = swb_decode_run(sp, tid, ip);
 	/* A conditional branch to the next instruction is taken or not by the flags. */
 	jcc_to_next = c->addr == ip && c->kind == SWB_JCC && c->target == c->next && swb_jcc_taken(c, r.eflags, r.rcx) == 1;
+	if (!whole_trace && !sig && c->addr == ip && c->kind == SWB_SYSCALL && syscall_blocks_sigtrap(tid, c, &r))
+		return 3;
 	for (;;) {
 		t->steps++;
 		if (resume_wait(t, tid, PTRACE_SINGLESTEP, sig, status, &kind,
-				!may_block && c->addr == ip && c->kind == SWB_SYSCALL ? SYSCALL_LIMIT_NS : 0) < 0)
+				!whole_trace && c->addr == ip && c->kind == SWB_SYSCALL ? SYSCALL_LIMIT_NS : 0) < 0)
 			return -1;
 		if (kind == STOP_END)
 			return 2;
@@ -1075,7 +1159,7 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 	*ip_after = r.rip;
 	if (kind == STOP_HANDLER) {
 		*e = (struct swb_entry){ ip, r.rip, PERF_BR_IRQ };
-		return 1;
+		return !whole_trace && blocks_sigtrap(tid) ? 3 : 1;
 	}
 	if (c->addr == ip && (r.rip != c->next || swb_always_taken(c) || jcc_to_next)) {
 		*e = (struct swb_entry){ ip, r.rip, swb_perf_type(c->kind) };
@@ -1249,16 +1333,15 @@ enum round_result {
 	R_SKIP,         /* the thread blocks SIGTRAP: no trap may reach it */
 };
 
-/* Whether tid blocks SIGTRAP. A single step or a breakpoint then traps it all
- * the same, and the kernel, forcing that SIGTRAP through, unblocks it and
- * resets the program's SIGTRAP handler to the default for good
- * (force_sig_info_to_task() in kernel/signal.c): a worker thread that blocks
- * every signal, or a SIGTRAP handler, would run on changed. */
-static bool blocks_sigtrap(pid_t tid)
+/* How a step the window made ends its round: R_MORE when it does not. */
+static enum round_result step_result(struct swb_tracer *t, int rc)
 {
-	uint64_t mask;
-
-	return ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) == 0 && (mask & (1ull << (SIGTRAP - 1)));
+	switch (rc) {
+	case 0: case 1: return R_MORE;
+	case 2: return R_EVENT;
+	case 3: t->sigtrap_blocked++; return R_SKIP;
+	default: return R_FAILED;
+	}
 }
 
 static bool reached(const struct follow *f)
@@ -1275,13 +1358,12 @@ static enum round_result collect_by_steps(struct follow *f)
 	f->t->stepped_windows += !f->stepped;
 	f->stepped = true;
 	while (!reached(f)) {
-		int rc;
+		enum round_result r;
 
 		if (f->tg && f->w->taken > f->tg->taken)
 			return R_RESTART;
-		rc = step_window(f->t, f->sp, f->tid, f->w, f->depth, &f->ip);
-		if (rc < 0 || rc == 2)
-			return rc < 0 ? R_FAILED : R_EVENT;
+		if ((r = step_result(f->t, step_window(f->t, f->sp, f->tid, f->w, f->depth, &f->ip))) != R_MORE)
+			return r;
 	}
 	return get_regs(f->tid, &f->regs) < 0 ? R_FAILED : R_DONE;
 }
@@ -1309,6 +1391,7 @@ static enum round_result round_of(struct follow *f)
 	bool seeking = !f->tg && w->nr >= f->depth, ambiguous;
 	struct swb_mem *mem = swb_space_mem(f->sp);
 	enum stop_kind kind;
+	enum round_result r;
 	struct swb_entry e;
 	struct plan p;
 
@@ -1365,9 +1448,8 @@ static enum round_result round_of(struct follow *f)
 		/* The planned stop is here, not run yet: step it. */
 		if (!f->int3 && clear_ip(f->tid, &f->d, f->ip) < 0)
 			return R_FAILED;
-		rc = step_window(t, f->sp, f->tid, w, f->depth, &f->ip);
-		if (rc < 0 || rc == 2)
-			return rc < 0 ? R_FAILED : R_EVENT;
+		if ((r = step_result(t, step_window(t, f->sp, f->tid, w, f->depth, &f->ip))) != R_MORE)
+			return r;
 		return get_regs(f->tid, &f->regs) < 0 ? R_FAILED : R_MORE;
 	}
 	if ((f->int3 ? int3_arm(f->tid, &f->b, leaf_addr, nleaves) : arm(f->tid, &f->d, &p, leaf_addr, nleaves)) < 0)
@@ -1429,8 +1511,8 @@ static enum round_result round_of(struct follow *f)
 	if (!f->int3 && clear_ip(f->tid, &f->d, f->ip) < 0)
 		return R_FAILED;
 	rc = step(t, f->sp, f->tid, kind == STOP_SIGNAL ? WSTOPSIG(w->status) : 0, &e, &w->status, &f->ip, false);
-	if (rc < 0 || rc == 2)
-		return rc < 0 ? R_FAILED : R_EVENT;
+	if ((r = step_result(t, rc)) != R_MORE)
+		return r;
 	if (ambiguous && seeking) {
 		f->ip = round_ip;
 		return R_DONE;
@@ -1539,7 +1621,7 @@ static enum round_result emulated_part(struct follow *f, struct swb_uc *u, bool 
 	f->o = NULL;
 	f->depth = depth;
 	w->status = part.status;
-	if (alone && (r != R_DONE || part.nr != o.nr || !same_branches(part.e, o.e, o.nr))) {
+	if (alone && r != R_SKIP && (r != R_DONE || part.nr != o.nr || !same_branches(part.e, o.e, o.nr))) {
 		t->diverged++;
 		oc_debug(1, "thread %d: emulated %d branches to %#" PRIx64 " (%s), followed %d to %#" PRIx64,
 			 (int)f->tid, o.nr, o.ip, swb_uc_why_name(o.why), part.nr, f->ip);

@@ -54,8 +54,10 @@ for mode in signal interrupt; do
 	check_match "$mode: fork and exec: loop's symbols resolve" '^ *loop +[0-9a-f]+ foo$' "$(cat exec-$mode.syms)"
 	check_match "$mode: fork and exec: div's symbols resolve" '^ *div +[0-9a-f]+ compute_flag$' "$(cat exec-$mode.syms)"
 	# A thread that blocks SIGTRAP: interrupted, its samples merged while the
-	# tracer learns it; the program sees its own SIGTRAP only, its mask and
-	# handler as it set them (exit 0). Its windows while SIGTRAP is blocked
+	# tracer learns it; windows that would follow it across a system call
+	# that blocks SIGTRAP, or into a handler that blocks it, are dropped
+	# there. The program sees its own SIGTRAP only, its mask and handler as
+	# it set them (exit 0). Its windows while SIGTRAP is blocked
 	# are not much fewer than after (without the interrupts, signal stops
 	# would give that phase one window, or one each 10 ms: seen 24-35 against
 	# 74, interrupted 50).
