@@ -1064,9 +1064,10 @@ static const struct mask_syscall {
 	{ SYS_io_pgetevents, 5, true },
 };
 
-/* The same calls (and sigreturn) through the i386 entries (int 0x80,
- * sysenter), asm/unistd_32.h: not decoded, taken as blocking it. */
-static const long mask_syscalls_i386[] = { 72, 119, 126, 173, 175, 179, 308, 309, 319, 385, 441 };
+/* The same calls (sigreturn, sigprocmask and sigsuspend too, and the
+ * _time64 forms) through the i386 entries (int 0x80, sysenter),
+ * asm/unistd_32.h: not decoded, taken as blocking it. */
+static const long mask_syscalls_i386[] = { 72, 119, 126, 173, 175, 179, 308, 309, 319, 385, 413, 414, 416, 441 };
 
 /* Whether the system call tid is stopped at (c) leaves SIGTRAP blocked
  * where its step reports: then it must not be stepped. A mask that cannot
