@@ -449,13 +449,6 @@ static void release_cpu(struct session *s)
 		s->tracer_cpu = -1;
 }
 
-/* Move the stopped thread to the tracer's CPU: a resume then wakes it there
- * rather than on the other CPU (which the scheduler picks while the tracer
- * runs). Its own affinity comes back (unpin_thread) right after the resume
- * or, for a window followed with ptrace, after its last stop. The scheduler
- * may run the resumed thread before the tracer unpins it, up to a time
- * slice: a sched_getaffinity() then sees one CPU, and what it starts
- * meanwhile inherits the pin (unpin_child). */
 /* tid's entry in s->pins, else a free one, else the one pinned longest ago. */
 static struct pin *pin_entry(struct session *s, pid_t tid)
 {
@@ -471,6 +464,13 @@ static struct pin *pin_entry(struct session *s, pid_t tid)
 	return s->nr_pins < PIN_MEMORY ? &s->pins[s->nr_pins++] : oldest;
 }
 
+/* Move the stopped thread to the tracer's CPU: a resume then wakes it there
+ * rather than on the other CPU (which the scheduler picks while the tracer
+ * runs). Its own affinity comes back (unpin_thread) right after the resume
+ * or, for a window followed with ptrace, after its last stop. The scheduler
+ * may run the resumed thread before the tracer unpins it, up to a time
+ * slice: a sched_getaffinity() then sees one CPU, and what it starts
+ * meanwhile inherits the pin (unpin_child). */
 static void pin_thread(struct session *s, pid_t pid, pid_t tid)
 {
 	cpu_set_t own, set;
@@ -989,11 +989,11 @@ static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr
 	return 0;
 }
 
-/* Stop tracing every thread of process pid and leave it running. */
-static void detach_process(struct session *s, pid_t pid)
+/* Stop tracing every thread of the attached process and leave it running. */
+static void detach_process(struct session *s)
 {
 	size_t n = 0, i;
-	pid_t *tids = proc_threads(pid, &n);
+	pid_t *tids = proc_threads(s->attached, &n);
 
 	if (!tids) {
 		oc_err_clear();
@@ -1091,15 +1091,14 @@ static void release_survivors(struct session *s)
 		free(tids);
 		if (!n)
 			break;
-		p = waitpid(-1, &status, __WALL | WNOHANG);
-		if (p <= 0) {
-			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
-			continue;
+		/* every report that came, before /proc is read again (all of it) */
+		while ((p = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+			if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP && find_tid(asked, nr_asked, p))
+				ptrace(PTRACE_DETACH, p, NULL, NULL);
+			else
+				handle_status(s, p, status);
 		}
-		if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP && find_tid(asked, nr_asked, p))
-			ptrace(PTRACE_DETACH, p, NULL, NULL);
-		else
-			handle_status(s, p, status);
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	}
 	free(asked);
 }
@@ -1472,7 +1471,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (record_loop(&s) < 0)
 		goto out;
 	if (s.attached)
-		detach_process(&s, s.attached);
+		detach_process(&s);
 	else if (s.signal_stops)
 		release_survivors(&s);
 	if (oc_verbose >= 1)

@@ -57,10 +57,10 @@ for mode in signal interrupt; do
 	# tracer learns it; windows that would follow it across a system call
 	# that blocks SIGTRAP, or into a handler that blocks it, are dropped
 	# there. The program sees its own SIGTRAP only, its mask and handler as
-	# it set them (exit 0). Its windows while SIGTRAP is blocked
-	# are not much fewer than after (without the interrupts, signal stops
-	# would give that phase one window, or one each 10 ms: seen 24-35 against
-	# 74, interrupted 50).
+	# it set them (exit 0). Its windows while SIGTRAP is blocked are not
+	# much fewer than after (without the interrupts, signal stops would give
+	# that phase one window, or one each 10 ms: seen 24-35 against 74,
+	# interrupted 50).
 	$REC -v -F 1000 -o sigtrap-$mode.data ./sigtrap 100000000 >/dev/null 2>sigtrap-$mode.err
 	check_eq "$mode: SIGTRAP blocked: the program sees only its own" 0 $?
 	perf script -i sigtrap-$mode.data -F ip,sym 2>/dev/null >sigtrap-$mode.syms
