@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -138,6 +139,10 @@ struct session {
 	uint64_t pin_seq;
 	pid_t window_pid;         /* the process of the window being taken */
 	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
+	/* Set (atomically) by preload_libraries() when it is done; until then
+	 * windows are followed (tracer.no_emulation), loading_windows of them. */
+	bool libraries_ready;
+	uint64_t loading_windows;
 	/* Timer samples without a window of their own: merged into an earlier
 	 * one of the same thread (which got a window), or without any because the
 	 * thread was gone before the interrupt, ended or group-stopped before it
@@ -572,6 +577,9 @@ static int take_window(struct session *s, struct pending_sample *ps)
 	t0 = now_ns();
 	stops = s->tracer.stops + s->tracer.steps;
 	s->window_pid = (pid_t)ps->pid;
+	if (s->tracer.no_emulation && __atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
+		s->tracer.no_emulation = false;
+	s->loading_windows += s->tracer.no_emulation;
 	r = swb_collect(&s->tracer, sp, tid, s->depth, &win);
 	s->window_end = now_ns();
 	if (s->timer_off)
@@ -929,16 +937,28 @@ static int open_output(struct session *s, const struct perf_event_attr *timer)
 	return 0;
 }
 
-/* The libraries the windows need, loaded while the workload starts: the
- * first window would otherwise load them with its thread stopped (about 4 ms
- * here for libunicorn and capstone). Started after the workload is forked,
- * so that no fork copies a half-held loader lock. */
-static void *preload_libraries(void *arg)
+/* The tracer's memory without transparent huge pages: libunicorn asks for
+ * them over its 1 GB translation buffer (MADV_HUGEPAGE), where a fault then
+ * zeroes 2 MB to hold a few KB of code, with a window's thread stopped
+ * (several ms of a recording, 2 runs in 6 of mawk at 1 kHz). After the
+ * workload's fork: children inherit the setting. */
+static void no_huge_pages(void)
 {
-	(void)arg;
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
+/* The libraries the windows need, loaded while the workload starts: the
+ * first window would otherwise load them with its thread stopped (3 to 10 ms
+ * here for libunicorn and capstone, longer than the program runs between
+ * two windows). Windows taken meanwhile are followed with ptrace, at a few
+ * hundred us each. Started after the workload is forked, so that no fork copies
+ * a half-held loader lock. ready: the session's libraries_ready. */
+static void *preload_libraries(void *ready)
+{
 	dlib_capstone_load();
 	if (swb_emulation_wanted())
 		dlib_unicorn_load();
+	__atomic_store_n((bool *)ready, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -1361,6 +1381,10 @@ static void print_summary(const struct session *s)
 			sb_puts(&sb, " never");
 		if (t->verify)
 			sb_printf(&sb, ", %" PRIu64 " emulated parts diverged", t->diverged);
+		if (s->loading_windows)
+			sb_printf(&sb, ", %" PRIu64 " windows followed while libunicorn loaded", s->loading_windows);
+	} else if (s->loading_windows && !__atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE)) {
+		sb_puts(&sb, "not emulated (the program ended before libunicorn.so.2 was loaded)");
 	} else {
 		sb_puts(&sb, "not emulated (libunicorn.so.2 missing, or OCREC_SAMPLER_EMULATION=0)");
 	}
@@ -1419,7 +1443,6 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	s.tracer.seek = true;
 	/* for tests: every emulated part is also followed, and compared */
 	s.tracer.verify = getenv("OCREC_SAMPLER_VERIFY") && strcmp(getenv("OCREC_SAMPLER_VERIFY"), "1") == 0;
-	s.tracer.bp = swb_breakpoints();   /* its probe forks: before SIGCHLD is blocked */
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGCHLD);
@@ -1435,7 +1458,14 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	configure_timer(o, &timer, forked);
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
-	preloading = pthread_create(&preloader, NULL, preload_libraries, NULL) == 0;
+	no_huge_pages();
+	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
+	s.tracer.no_emulation = preloading && swb_emulation_wanted();
+	/* Its probe's first debug register waits for an RCU grace period (the
+	 * kernel's first task-bound perf event does, 5 to 20 ms here), which
+	 * the timers would wait for otherwise: the libraries load meanwhile.
+	 * The probe's child calls nothing that takes the loader's lock. */
+	s.tracer.bp = swb_breakpoints();
 	alloc_rings(&s);
 	s.signal_stops = stop_by_signal(&timer, forked);
 	if (s.signal_stops) {
