@@ -1100,8 +1100,15 @@ static void release_survivors(struct session *s)
 		ioctl(s->retired[i], PERF_EVENT_IOC_DISABLE, 0);
 	timer_ioctl(s, PERF_EVENT_IOC_DISABLE);
 	while (now_ns() < deadline) {
-		pid_t *tids = traced_threads(&n), p;
+		siginfo_t si;
+		pid_t *tids, p;
 		int status;
+
+		/* No child and no tracee left (the usual end): no /proc scan,
+		 * which reads every thread's status on the machine. */
+		if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0 && errno == ECHILD)
+			break;
+		tids = traced_threads(&n);
 
 		for (i = 0; i < n; i++)
 			if (!find_tid(asked, nr_asked, tids[i]) && ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) == 0) {
