@@ -1469,7 +1469,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
 	s.tracer.no_emulation = preloading && swb_emulation_wanted();
 	/* Its probe's first debug register waits for an RCU grace period (the
-	 * kernel's first task-bound perf event does, 5 to 20 ms here), which
+	 * kernel's first task-bound perf event does, 5 to 22 ms here), which
 	 * the timers would wait for otherwise: the libraries load meanwhile.
 	 * The probe's child calls nothing that takes the loader's lock. */
 	s.tracer.bp = swb_breakpoints();
