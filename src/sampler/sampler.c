@@ -1009,31 +1009,50 @@ static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr
 	return 0;
 }
 
+/* How long detach_process() waits for the threads' interrupt stops. A thread
+ * that has not stopped by then (one waiting in vfork() for a child that does
+ * not go on to its exec) is left to the kernel, which detaches every tracee
+ * as ocrec exits. */
+#define DETACH_LIMIT_NS 500000000ull
+
 /* Stop tracing every thread of the attached process and leave it running. */
 static void detach_process(struct session *s)
 {
-	size_t n = 0, i;
+	uint64_t deadline = now_ns() + DETACH_LIMIT_NS;
+	size_t n = 0, left = 0, i;
 	pid_t *tids = proc_threads(s->attached, &n);
 
 	if (!tids) {
 		oc_err_clear();
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		pid_t tid = tids[i];
+	for (i = 0; i < n; i++)
+		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) == 0)
+			tids[left++] = tids[i];
+	/* Every report is handled meanwhile, not only the interrupted threads':
+	 * a thread in vfork() stops only once its child, whose stops (its
+	 * attach, its exec) are reports too, has gone on to its exec. */
+	while (left && now_ns() < deadline) {
 		int status;
+		pid_t p = waitpid(-1, &status, __WALL | WNOHANG), *t;
 
-		if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
+		if (p < 0)
+			break;
+		if (p == 0) {
+			nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 			continue;
-		while (waitpid(tid, &status, __WALL) == tid) {
-			if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP) {
-				ptrace(PTRACE_DETACH, tid, NULL, NULL);
-				break;
-			}
-			if (!WIFSTOPPED(status))
-				break;
-			handle_status(s, tid, status);
 		}
+		t = find_tid(tids, left, p);
+		if (t && WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP) {
+			ptrace(PTRACE_DETACH, p, NULL, NULL);
+		} else {
+			handle_status(s, p, status);
+			/* another trap took the interrupt's place: asked again */
+			if (t && WIFSTOPPED(status) && ptrace(PTRACE_INTERRUPT, p, NULL, NULL) == 0)
+				continue;
+		}
+		if (t)
+			*t = tids[--left];   /* detached, or gone */
 	}
 	free(tids);
 }
