@@ -1044,7 +1044,7 @@ static bool mask_blocks_sigtrap(uint64_t mask)
  * every signal, or a SIGTRAP handler, would run on changed. */
 static bool blocks_sigtrap(pid_t tid)
 {
-	uint64_t mask;
+	uint64_t mask = 0;      /* valgrind does not know this request fills it */
 
 	return ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) == 0 && mask_blocks_sigtrap(mask);
 }
@@ -1076,7 +1076,7 @@ static bool syscall_blocks_sigtrap(pid_t tid, const struct swb_ctl *c, const str
 {
 	const uint64_t args[] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
 	const struct mask_syscall *m = NULL;
-	uint64_t at, mask, cur;
+	uint64_t at, mask, cur = 0;      /* cur: valgrind does not know GETSIGMASK fills it */
 	size_t i;
 
 	if (c->insn_id != X86_INS_SYSCALL) {
