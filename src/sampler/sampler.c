@@ -198,7 +198,10 @@ static int open_task_timer(struct session *s, pid_t tid, bool enabled);
 /* Signal stops: pid exec'd (which removed its events) or ended. Its events
  * are no longer turned off and on around followed windows, which an
  * exec-heavy workload would otherwise multiply; they stay open to the end,
- * since processes it forked before carry copies of them. */
+ * since processes it forked before carry copies of them. Retired during a
+ * followed window, they are turned on again at once: a process that forks
+ * and exits in one window (a daemon's double fork) left its child a timer
+ * that was off for good. */
 static void retire_timer(struct session *s, pid_t pid)
 {
 	size_t i, n = 0;
@@ -208,6 +211,8 @@ static void retire_timer(struct session *s, pid_t pid)
 			s->fds[n++] = s->fds[i];
 			continue;
 		}
+		if (s->timer_off)
+			ioctl(s->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 		GROW(s->retired, s->cap_retired, s->nr_retired + 1);
 		s->retired[s->nr_retired++] = s->fds[i].fd;
 	}
@@ -543,6 +548,28 @@ static bool stopped_for_window(pid_t tid, void *arg)
 	const struct pending_sample *ps = pending_of(arg, tid);
 
 	return ps && ps->state == STOPPED;
+}
+
+/* The window's thread waits in the kernel, maybe for a thread kept stopped
+ * for its own window (a vfork() parent for its child's exec): those run on,
+ * their samples left to an interrupt (interrupt_sampled()). */
+static void release_held(void *arg)
+{
+	struct session *s = arg;
+	size_t i;
+
+	for (i = 0; i < s->nr_pending; i++) {
+		if (s->pending[i].state != STOPPED)
+			continue;
+		oc_debug(2, "thread %d runs on while a window waits in the kernel", (int)s->pending[i].tid);
+		ptrace(PTRACE_CONT, (pid_t)s->pending[i].tid, NULL, NULL);
+		s->pending[i].state = SAMPLED;
+	}
+	for (i = 0; i < s->nr_early; i++) {
+		oc_debug(2, "thread %d runs on while a window waits in the kernel", (int)s->early_stops[i]);
+		ptrace(PTRACE_CONT, s->early_stops[i], NULL, NULL);
+	}
+	s->nr_early = 0;
 }
 
 static void timer_ioctl(struct session *s, unsigned long req);
@@ -1464,6 +1491,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	s.tracer.other = on_other_thread;
 	s.tracer.before_follow = before_follow;
 	s.tracer.on_spawn = on_spawn;
+	s.tracer.release_held = release_held;
 	s.tracer.stopped_by_caller = stopped_for_window;
 	s.tracer.arg = &s;
 	s.tracer.seek = true;

@@ -153,6 +153,11 @@ struct swb_tracer {
 	 * its own to come): holding the window's process's other threads then
 	 * leaves it be. Or NULL. */
 	bool (*stopped_by_caller)(pid_t tid, void *arg);
+	/* Called (with arg) when the window's thread, past its limit, waits in
+	 * the kernel uninterruptibly: a vfork() parent waits so for its child's
+	 * exec, and a child kept in a ptrace-stop never gets there. Every thread
+	 * the caller keeps stopped must run on. Or NULL. */
+	void (*release_held)(void *arg);
 	void *arg;
 	int max_leaves;         /* debug registers to use, 1..4 (4 by default: 0) */
 	enum swb_bp bp;         /* SWB_BP_AUTO: swb_breakpoints() */

@@ -801,14 +801,18 @@ static void pass_on(struct swb_tracer *t, pid_t pid, int status)
 
 /* Whether a thread that is past its limit is really held up: asleep in the
  * kernel, or running that long on a CPU since it was first past it. A thread
- * that is merely waiting for a CPU (a loaded machine) is not. */
-static bool overran(pid_t tid, uint64_t limit, uint64_t *cpu_at_limit)
+ * that is merely waiting for a CPU (a loaded machine) is not, nor one in an
+ * uninterruptible wait, which an interrupt would not end: it is waited for,
+ * and the threads the caller holds run on meanwhile (see release_held). */
+static bool overran(struct swb_tracer *t, pid_t tid, uint64_t limit, uint64_t *cpu_at_limit)
 {
-	char path[64], *sched;
+	char path[64], *sched, state = proc_state((int)tid);
 	uint64_t cpu;
 
-	if (proc_state((int)tid) == 'S')
+	if (state == 'S')
 		return true;
+	if (state == 'D' && t->release_held)
+		t->release_held(t->arg);
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
 	sched = read_line_file(path);
 	if (!sched) {
@@ -836,7 +840,7 @@ static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit
 		if (p < 0)
 			return -1;
 		if (p == 0) {
-			if (overran(tid, limit, &cpu_at_limit))
+			if (overran(t, tid, limit, &cpu_at_limit))
 				return 1;
 			deadline = now_ns() + limit;
 			continue;
