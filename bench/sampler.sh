@@ -5,9 +5,9 @@
 # each way of stopping threads (debug registers where they fire, and int3),
 # against plain runs of the same program in the same rounds (goal: at most
 # 1.1x at 1 kHz, 1.5x at 4 kHz). The plain "1kHz" and "4kHz" rows stop the
-# threads as ocrec does by default (PTRACE_INTERRUPT); "signal" rows ask for
-# signal stops (OCREC_SAMPLER_STOPS=signal: each sample's SIGTRAP, where the
-# kernel allows; the last column says which was used). "follow" rows turn
+# threads as ocrec does by default (each sample's own SIGTRAP, where the kernel
+# allows; the last column says which way was used); "interrupt" rows ask for
+# PTRACE_INTERRUPT (OCREC_SAMPLER_STOPS=interrupt). "follow" rows turn
 # emulation off (OCREC_SAMPLER_EMULATION=0): every window is followed with
 # ptrace, as without libunicorn. "floor" rows run bench/sampler-floor.c
 # instead of ocrec: one stop per sample and nothing else, the least any
@@ -69,15 +69,15 @@ programs = [
 ]
 # name, frequency, environment, recorder (None: the plain run; "floor" and
 # "floor signal": bench/sampler-floor.c)
-signal = {"OCREC_SAMPLER_STOPS": "signal"}
+interrupt = {"OCREC_SAMPLER_STOPS": "interrupt"}
 configs = [
     ("plain", 0, {}, None),
     ("1kHz", 1000, {}, "ocrec"),
     ("4kHz", 4000, {}, "ocrec"),
     ("1kHz int3", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}, "ocrec"),
     ("4kHz int3", 4000, {"OCREC_SAMPLER_BREAKPOINTS": "int3"}, "ocrec"),
-    ("1kHz signal", 1000, signal, "ocrec"),
-    ("4kHz signal", 4000, signal, "ocrec"),
+    ("1kHz interrupt", 1000, interrupt, "ocrec"),
+    ("4kHz interrupt", 4000, interrupt, "ocrec"),
     ("1kHz follow", 1000, {"OCREC_SAMPLER_EMULATION": "0"}, "ocrec"),
     ("1kHz int3 follow", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3", "OCREC_SAMPLER_EMULATION": "0"}, "ocrec"),
     ("1kHz floor", 1000, {}, "floor"),

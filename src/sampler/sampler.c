@@ -731,9 +731,7 @@ static void configure_timer(const struct record_opts *o, struct perf_event_attr 
  * then on the tracer looks for such samples every timer period.
  * For a program ocrec started only: a SIGTRAP queued or being taken when the
  * tracer dies (SIGKILL) kills the program, which a process recorded with -p
- * must survive. Asked for with OCREC_SAMPLER_STOPS=signal only, for now: a
- * vfork() parent that a window waits for while its child is stopped by its
- * own sample never stops (docs/sampler.md). */
+ * must survive. OCREC_SAMPLER_STOPS=interrupt asks for interrupts. */
 static bool stop_by_signal(const struct perf_event_attr *timer, bool forked)
 {
 	const char *env = getenv("OCREC_SAMPLER_STOPS");
@@ -741,7 +739,7 @@ static bool stop_by_signal(const struct perf_event_attr *timer, bool forked)
 	struct utsname u;
 	int major = 0, minor = 0, fd;
 
-	if (!forked || !env || strcmp(env, "signal") != 0 || uname(&u) < 0 ||
+	if (!forked || (env && strcmp(env, "interrupt") == 0) || uname(&u) < 0 ||
 	    sscanf(u.release, "%d.%d", &major, &minor) != 2 || major * 1000 + minor < 5019)
 		return false;
 	/* the kernel's word on it: an event of ocrec's own */
