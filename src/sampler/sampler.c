@@ -1034,6 +1034,22 @@ static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr
 	return 0;
 }
 
+/* Letting threads go (the end of -p, or of signal stops): a report of a
+ * thread that was asked to stop with PTRACE_INTERRUPT. At that stop it is
+ * detached; any other report is handled as during recording, and a thread
+ * whose interrupt another trap took (ptrace_stop() in kernel/signal.c: any
+ * trap clears a pending STOP trap) is asked again. Whether the thread is
+ * done with: detached, or gone. */
+static bool let_go(struct session *s, pid_t tid, int status)
+{
+	if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP) {
+		ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		return true;
+	}
+	handle_status(s, tid, status);
+	return !WIFSTOPPED(status) || ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0;
+}
+
 /* How long detach_process() waits for the threads' interrupt stops. A thread
  * that has not stopped by then (one waiting in vfork() for a child that does
  * not go on to its exec) is left to the kernel, which detaches every tracee
@@ -1068,16 +1084,10 @@ static void detach_process(struct session *s)
 			continue;
 		}
 		t = find_tid(tids, left, p);
-		if (t && WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP) {
-			ptrace(PTRACE_DETACH, p, NULL, NULL);
-		} else {
+		if (!t)
 			handle_status(s, p, status);
-			/* another trap took the interrupt's place: asked again */
-			if (t && WIFSTOPPED(status) && ptrace(PTRACE_INTERRUPT, p, NULL, NULL) == 0)
-				continue;
-		}
-		if (t)
-			*t = tids[--left];   /* detached, or gone */
+		else if (let_go(s, p, status))
+			*t = tids[--left];
 	}
 	free(tids);
 }
@@ -1128,11 +1138,11 @@ static pid_t *traced_threads(size_t *n)
  * daemons) are still traced, and a thread of theirs may have one of the
  * timer's SIGTRAPs queued, or be taking one: left so when ocrec exits, the
  * signal would kill it (2 of 10 busy background jobs here). With every event
- * off, each traced thread is interrupted and detached at its interrupt stop;
- * whatever else it reports first is handled as during recording (a SIGTRAP
- * of the timer's discarded, an exec or a fork resumed: a thread waiting in
- * vfork() for a child stopped at its exec would never stop otherwise), and
- * threads started meanwhile are found by the next look. One SIGTRAP queued
+ * off, each traced thread is interrupted and let go (let_go(): whatever else
+ * it reports first is handled as during recording, a SIGTRAP of the timer's
+ * discarded, an exec or a fork resumed: a thread waiting in vfork() for a
+ * child stopped at its exec would never stop otherwise), and threads started
+ * meanwhile are found by the next look. One SIGTRAP queued
  * while the thread blocks SIGTRAP stays: it comes when the thread unblocks it. */
 static void release_survivors(struct session *s)
 {
@@ -1164,8 +1174,8 @@ static void release_survivors(struct session *s)
 			break;
 		/* every report that came, before /proc is read again (all of it) */
 		while ((p = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
-			if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP && find_tid(asked, nr_asked, p))
-				ptrace(PTRACE_DETACH, p, NULL, NULL);
+			if (find_tid(asked, nr_asked, p))
+				let_go(s, p, status);
 			else
 				handle_status(s, p, status);
 		}
