@@ -604,6 +604,13 @@ static int take_window(struct session *s, struct pending_sample *ps)
 	t0 = now_ns();
 	stops = s->tracer.stops + s->tracer.steps;
 	s->window_pid = (pid_t)ps->pid;
+	/* A thread that blocks SIGTRAP cannot be followed: while the libraries
+	 * load, its window waits for them rather than being dropped (on a busy
+	 * machine the loading outlasted a program's first phase, which blocked
+	 * SIGTRAP: none of its windows were kept). */
+	if (s->tracer.no_emulation && swb_blocks_sigtrap(tid))
+		while (!__atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
+			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	if (s->tracer.no_emulation && __atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
 		s->tracer.no_emulation = false;
 	s->loading_windows += s->tracer.no_emulation;

@@ -136,6 +136,9 @@ const char *swb_uc_why_name(enum swb_uc_why why);
 /* Whether tid, in a signal-delivery-stop, is taking such a SIGTRAP: the
  * tracer's, never delivered to the program. */
 bool swb_timer_trap(pid_t tid);
+/* Whether tid blocks SIGTRAP: a window of it can be emulated, not followed
+ * (trace.c). */
+bool swb_blocks_sigtrap(pid_t tid);
 
 /* What a thread other than the window's reported while the engine waited: the
  * caller resumes or records it (the engine waits with waitpid(-1, __WALL)). */

@@ -1046,7 +1046,7 @@ static bool mask_blocks_sigtrap(uint64_t mask)
  * resets the program's SIGTRAP handler to the default for good
  * (force_sig_info_to_task() in kernel/signal.c): a worker thread that blocks
  * every signal, or a SIGTRAP handler, would run on changed. */
-static bool blocks_sigtrap(pid_t tid)
+bool swb_blocks_sigtrap(pid_t tid)
 {
 	uint64_t mask = 0;      /* valgrind does not know this request fills it */
 
@@ -1117,7 +1117,7 @@ static bool syscall_blocks_sigtrap(pid_t tid, const struct swb_ctl *c, const str
  * 1 taken (*e), 0 not, 2 window over (*status), -1 error; 3 when no trap
  * may reach the thread any more: it is at a system call that would block
  * SIGTRAP (not stepped), or stepped into a handler that blocks it (see
- * blocks_sigtrap()). A whole trace steps every instruction regardless, and
+ * swb_blocks_sigtrap()). A whole trace steps every instruction regardless, and
  * waits for system calls however long they take. */
 static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, struct swb_entry *e,
 		int *status, uint64_t *ip_after, bool whole_trace)
@@ -1164,7 +1164,7 @@ static int step(struct swb_tracer *t, struct swb_space *sp, pid_t tid, int sig, 
 	*ip_after = r.rip;
 	if (kind == STOP_HANDLER) {
 		*e = (struct swb_entry){ ip, r.rip, PERF_BR_IRQ };
-		return !whole_trace && blocks_sigtrap(tid) ? 3 : 1;
+		return !whole_trace && swb_blocks_sigtrap(tid) ? 3 : 1;
 	}
 	if (c->addr == ip && (r.rip != c->next || swb_always_taken(c) || jcc_to_next)) {
 		*e = (struct swb_entry){ ip, r.rip, swb_perf_type(c->kind) };
@@ -1404,7 +1404,7 @@ static enum round_result round_of(struct follow *f)
 		return R_DONE;
 	if (f->tg && w->taken > f->tg->taken)
 		return R_RESTART;
-	if (!f->ran && blocks_sigtrap(f->tid)) {
+	if (!f->ran && swb_blocks_sigtrap(f->tid)) {
 		t->sigtrap_blocked++;
 		return R_SKIP;
 	}
