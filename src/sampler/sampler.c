@@ -550,6 +550,17 @@ static bool stopped_for_window(pid_t tid, void *arg)
 	return ps && ps->state == STOPPED;
 }
 
+/* Signal stops: the threads stopped by a sample whose record is not read
+ * yet run on (their samples wait for an interrupt, or get no window). */
+static void resume_early_stops(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_early; i++)
+		ptrace(PTRACE_CONT, s->early_stops[i], NULL, NULL);
+	s->nr_early = 0;
+}
+
 /* The window's thread waits in the kernel, maybe for a thread kept stopped
  * for its own window (a vfork() parent for its child's exec): those run on,
  * their samples left to an interrupt (interrupt_sampled()). */
@@ -565,11 +576,7 @@ static void release_held(void *arg)
 		ptrace(PTRACE_CONT, (pid_t)s->pending[i].tid, NULL, NULL);
 		s->pending[i].state = SAMPLED;
 	}
-	for (i = 0; i < s->nr_early; i++) {
-		oc_debug(2, "thread %d runs on while a window waits in the kernel", (int)s->early_stops[i]);
-		ptrace(PTRACE_CONT, s->early_stops[i], NULL, NULL);
-	}
-	s->nr_early = 0;
+	resume_early_stops(s);
 }
 
 static void timer_ioctl(struct session *s, unsigned long req);
@@ -1344,9 +1351,7 @@ static void settle_pending(struct session *s)
 	for (i = 0; i < s->nr_pending; i++)
 		settle(&s->pending[i], &s->late_samples);
 	s->nr_pending = 0;
-	for (i = 0; i < s->nr_early; i++)
-		ptrace(PTRACE_CONT, s->early_stops[i], NULL, NULL);
-	s->nr_early = 0;
+	resume_early_stops(s);
 }
 
 /* How long the loop sleeps at most: with signal stops, a sample whose thread
