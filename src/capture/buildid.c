@@ -32,6 +32,17 @@ struct pending {
 
 #define MAX_PENDING 4096
 
+/* A range of a process whose object is marked sampled already. */
+struct marked {
+	uint32_t pid;
+	uint64_t start, end;    /* end 0: none */
+};
+
+/* The software branch sampler marks a window's 65 addresses (both ends of
+ * each branch), nearly all in one or two objects: the ranges marked last
+ * answer them before the process's mappings are searched. */
+#define MARKED_RANGES 4
+
 struct dso_tracker {
 	struct hmap dsos;      /* char *path (owned) -> bool sampled */
 	struct hmap procs;     /* uint32_t pid -> struct proc */
@@ -41,6 +52,7 @@ struct dso_tracker {
 	 * pass: it waits here until dso_tracker_resolve_pending(). */
 	struct pending *pending;
 	size_t nr_pending, cap_pending;
+	struct marked marked[MARKED_RANGES];    /* newest first; a new mapping or an exec empties it */
 };
 
 struct dso_tracker *dso_tracker_new(void)
@@ -96,6 +108,7 @@ void dso_tracker_add_map(struct dso_tracker *t, uint32_t pid, uint64_t start, ui
 
 	if (path[0] != '/')   /* [vdso], //anon, [heap]: no file to identify */
 		return;
+	memset(t->marked, 0, sizeof(t->marked));   /* the new mapping may cover a marked range */
 	p = find_proc(t, pid, true);
 	GROW(p->vmas, p->cap, p->nr + 1);
 	p->vmas[p->nr++] = (struct vma){ start, start + len, dso_index(t, path) };
@@ -119,18 +132,36 @@ static void on_fork(struct dso_tracker *t, uint32_t pid, uint32_t ppid)
 	child->nr = n;
 }
 
+/* vma i of p is marked: its range answers later marks, unless a newer
+ * mapping covers part of it (the addresses there are the newer one's). */
+static void remember_marked(struct dso_tracker *t, uint32_t pid, const struct proc *p, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < p->nr; j++)
+		if (p->vmas[j].start < p->vmas[i].end && p->vmas[j].end > p->vmas[i].start)
+			return;
+	memmove(&t->marked[1], &t->marked[0], (MARKED_RANGES - 1) * sizeof(t->marked[0]));
+	t->marked[0] = (struct marked){ pid, p->vmas[i].start, p->vmas[i].end };
+}
+
 /* Mark the object mapped at ip in pid as sampled; false when nothing is mapped there. */
 static bool mark_hit(struct dso_tracker *t, uint32_t pid, uint64_t ip)
 {
-	struct proc *p = find_proc(t, pid, false);
+	struct proc *p;
 	size_t i;
 
+	for (i = 0; i < MARKED_RANGES; i++)
+		if (t->marked[i].pid == pid && ip >= t->marked[i].start && ip < t->marked[i].end)
+			return true;
+	p = find_proc(t, pid, false);
 	if (!p)
 		return false;
 	/* Newest mapping first: a later mmap over the same range replaced it. */
 	for (i = p->nr; i-- > 0;)
 		if (ip >= p->vmas[i].start && ip < p->vmas[i].end) {
 			*dso_hit(t, p->vmas[i].dso) = true;
+			remember_marked(t, pid, p, i);
 			return true;
 		}
 	return false;
@@ -207,6 +238,7 @@ void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h
 			p = find_proc(t, u32[0], false);
 			if (p)
 				p->nr = 0;   /* exec: a new address space */
+			memset(t->marked, 0, sizeof(t->marked));
 		}
 		break;
 	}

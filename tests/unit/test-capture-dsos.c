@@ -125,6 +125,31 @@ static void test_tracker(void)
 		dso_tracker_free(t2);
 	}
 
+	/* Addresses marked one by one (the software branch sampler's branches):
+	 * a range marked before answers again only while it is still the newest
+	 * mapping there, in that process. */
+	{
+		struct dso_tracker *t3 = dso_tracker_new();
+
+		dso_tracker_record(t3, mmap2(200, 0x400000, 0x2000, "/y/prog"), 0);
+		dso_tracker_record(t3, mmap2(201, 0x400000, 0x2000, "/y/other-process"), 0);
+		dso_tracker_mark(t3, 200, 0x400100);
+		dso_tracker_mark(t3, 201, 0x400100);
+		CHECK(dso_tracker_was_sampled(t3, "/y/prog") && dso_tracker_was_sampled(t3, "/y/other-process"),
+		      "the same address in two processes marks each one's object");
+		dso_tracker_record(t3, mmap2(200, 0x400000, 0x1000, "/y/over-prog"), 0);
+		dso_tracker_mark(t3, 200, 0x401500);   /* the part of /y/prog still seen */
+		dso_tracker_mark(t3, 200, 0x400200);
+		CHECK(dso_tracker_was_sampled(t3, "/y/over-prog"), "a mapping over a marked range takes its marks");
+		dso_tracker_record(t3, comm_exec(200), 0);
+		dso_tracker_mark(t3, 200, 0x400300);
+		dso_tracker_record(t3, mmap2(200, 0x400000, 0x2000, "/y/after-exec"), 0);
+		dso_tracker_resolve_pending(t3);
+		CHECK(dso_tracker_was_sampled(t3, "/y/after-exec"),
+		      "after an exec, an address marked before waits for the new program's mapping");
+		dso_tracker_free(t3);
+	}
+
 	CHECK(!dso_tracker_was_sampled(t, "[kernel.kallsyms]"), "no kernel sample yet");
 	dso_tracker_record(t, sample(100, 0xffffffff81000000ULL, PERF_RECORD_MISC_KERNEL), 0);
 	CHECK(dso_tracker_was_sampled(t, "[kernel.kallsyms]"), "kernel sample");
