@@ -52,7 +52,7 @@ struct dso_tracker {
 	 * pass: it waits here until dso_tracker_resolve_pending(). */
 	struct pending *pending;
 	size_t nr_pending, cap_pending;
-	struct marked marked[MARKED_RANGES];    /* newest first; a new mapping or an exec empties it */
+	struct marked marked[MARKED_RANGES];    /* newest first; a mapping, fork or exec empties it */
 };
 
 struct dso_tracker *dso_tracker_new(void)
@@ -121,6 +121,7 @@ static void on_fork(struct dso_tracker *t, uint32_t pid, uint32_t ppid)
 
 	if (pid == ppid)
 		return;   /* a new thread shares its process's maps */
+	memset(t->marked, 0, sizeof(t->marked));   /* pid may be an old process's, with its ranges */
 	parent = find_proc(t, ppid, false);
 	if (!parent)
 		return;

@@ -149,6 +149,18 @@ static void test_tracker(void)
 		      "after an exec, an address marked before waits for the new program's mapping");
 		dso_tracker_free(t3);
 	}
+	{
+		struct dso_tracker *t4 = dso_tracker_new();
+
+		dso_tracker_record(t4, mmap2(300, 0x500000, 0x1000, "/z/old"), 0);
+		dso_tracker_record(t4, mmap2(301, 0x500000, 0x1000, "/z/parent"), 0);
+		dso_tracker_mark(t4, 300, 0x500100);
+		/* pid 300 ends, and comes back as a child of 301 */
+		dso_tracker_record(t4, task(PERF_RECORD_FORK, 300, 301), 0);
+		dso_tracker_mark(t4, 300, 0x500200);
+		CHECK(dso_tracker_was_sampled(t4, "/z/parent"), "a pid used again marks its new process's object");
+		dso_tracker_free(t4);
+	}
 
 	CHECK(!dso_tracker_was_sampled(t, "[kernel.kallsyms]"), "no kernel sample yet");
 	dso_tracker_record(t, sample(100, 0xffffffff81000000ULL, PERF_RECORD_MISC_KERNEL), 0);
