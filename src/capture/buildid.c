@@ -123,8 +123,12 @@ static void on_fork(struct dso_tracker *t, uint32_t pid, uint32_t ppid)
 		return;   /* a new thread shares its process's maps */
 	memset(t->marked, 0, sizeof(t->marked));   /* pid may be an old process's, with its ranges */
 	parent = find_proc(t, ppid, false);
-	if (!parent)
+	if (!parent) {
+		/* maps unknown: not those of an old process that had the pid */
+		if ((child = find_proc(t, pid, false)))
+			child->nr = 0;
 		return;
+	}
 	n = parent->nr;
 	child = find_proc(t, pid, true);
 	parent = find_proc(t, ppid, false);   /* creating the child may have moved it */

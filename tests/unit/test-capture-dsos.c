@@ -159,6 +159,12 @@ static void test_tracker(void)
 		dso_tracker_record(t4, task(PERF_RECORD_FORK, 300, 301), 0);
 		dso_tracker_mark(t4, 300, 0x500200);
 		CHECK(dso_tracker_was_sampled(t4, "/z/parent"), "a pid used again marks its new process's object");
+		/* ... and again, as the child of a process the recording never saw */
+		dso_tracker_record(t4, mmap2(302, 0x700000, 0x1000, "/z/gone"), 0);
+		dso_tracker_record(t4, task(PERF_RECORD_FORK, 302, 999), 0);
+		dso_tracker_mark(t4, 302, 0x700100);
+		dso_tracker_resolve_pending(t4);
+		CHECK(!dso_tracker_was_sampled(t4, "/z/gone"), "a pid used again by an unknown parent's child: no old maps");
 		dso_tracker_free(t4);
 	}
 
