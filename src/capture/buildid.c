@@ -79,6 +79,13 @@ void dso_tracker_free(struct dso_tracker *t)
 	free(t);
 }
 
+/* A process's maps changed (a mapping, a fork over a used pid, an exec): a
+ * range remembered may no longer be what its addresses are. */
+static void forget_marked(struct dso_tracker *t)
+{
+	memset(t->marked, 0, sizeof(t->marked));
+}
+
 static size_t dso_index(struct dso_tracker *t, const char *path)
 {
 	return hmap_intern(&t->dsos, path, NULL);
@@ -108,7 +115,7 @@ void dso_tracker_add_map(struct dso_tracker *t, uint32_t pid, uint64_t start, ui
 
 	if (path[0] != '/')   /* [vdso], //anon, [heap]: no file to identify */
 		return;
-	memset(t->marked, 0, sizeof(t->marked));   /* the new mapping may cover a marked range */
+	forget_marked(t);   /* the new mapping may cover a marked range */
 	p = find_proc(t, pid, true);
 	GROW(p->vmas, p->cap, p->nr + 1);
 	p->vmas[p->nr++] = (struct vma){ start, start + len, dso_index(t, path) };
@@ -121,7 +128,7 @@ static void on_fork(struct dso_tracker *t, uint32_t pid, uint32_t ppid)
 
 	if (pid == ppid)
 		return;   /* a new thread shares its process's maps */
-	memset(t->marked, 0, sizeof(t->marked));   /* pid may be an old process's, with its ranges */
+	forget_marked(t);   /* pid may be an old process's, with its ranges */
 	parent = find_proc(t, ppid, false);
 	if (!parent) {
 		/* maps unknown: not those of an old process that had the pid */
@@ -243,7 +250,7 @@ void dso_tracker_record(struct dso_tracker *t, const struct perf_event_header *h
 			p = find_proc(t, u32[0], false);
 			if (p)
 				p->nr = 0;   /* exec: a new address space */
-			memset(t->marked, 0, sizeof(t->marked));
+			forget_marked(t);
 		}
 		break;
 	}
