@@ -18,6 +18,7 @@
 
 #define MAX_INSN_LEN 15
 #define READ_CHUNK 256
+#define MAX_STALE 8
 
 struct run {
 	uint64_t start;
@@ -39,6 +40,10 @@ struct swb_space {
 	csh cs;
 	cs_insn *insn;
 	struct hmap runs;       /* uint64_t start -> struct run * */
+	/* invalidated since the last window: [start, end) ranges, or all */
+	uint64_t stale[MAX_STALE][2];
+	size_t nr_stale;
+	bool all_stale;
 };
 
 struct swb_space *swb_space_new(void)
@@ -82,19 +87,64 @@ void swb_space_free(struct swb_space *sp)
 	free(sp);
 }
 
+/* Only noted here, done once at the next window: a program that maps and
+ * unmaps in a loop sends an MMAP2 record each time, and dropping a page the
+ * emulator holds may flush all of its translations (about 1 ms). Done at
+ * each record, that left the tracer too slow to drain its rings, and their
+ * records were lost (docs/sampler.md, "Side-band records"). */
 void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len)
 {
-	uint64_t range[2] = { start, start + len };
+	uint64_t end = start + len, gap, best_gap = UINT64_MAX;
+	size_t i, best = 0;
 
+	if (!len) {
+		sp->all_stale = true;
+		sp->nr_stale = 0;
+		return;
+	}
+	if (sp->all_stale)
+		return;
+	for (i = 0; i < sp->nr_stale; i++) {
+		uint64_t *r = sp->stale[i];
+
+		gap = start > r[1] ? start - r[1] : r[0] > end ? r[0] - end : 0;
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	if (best_gap && sp->nr_stale < MAX_STALE) {
+		sp->stale[sp->nr_stale][0] = start;
+		sp->stale[sp->nr_stale++][1] = end;
+		return;
+	}
+	/* overlapping, touching, or no room left: the nearest range grows */
+	if (start < sp->stale[best][0])
+		sp->stale[best][0] = start;
+	if (end > sp->stale[best][1])
+		sp->stale[best][1] = end;
+}
+
+void swb_space_settle(struct swb_space *sp)
+{
+	size_t i;
+
+	if (!sp->all_stale && !sp->nr_stale)
+		return;
 	swb_mem_invalidate(sp->mem);
-	hmap_retain(&sp->runs, keep_run, len ? range : NULL);
-	if (sp->uc && len) {
-		swb_uc_invalidate(sp->uc, start, len);
-	} else if (sp->uc) {
+	if (sp->all_stale) {
+		hmap_retain(&sp->runs, keep_run, NULL);
 		/* a new program: a new emulator */
 		swb_uc_free(sp->uc);
 		sp->uc = NULL;
 	}
+	for (i = 0; i < sp->nr_stale; i++) {
+		hmap_retain(&sp->runs, keep_run, sp->stale[i]);
+		if (sp->uc)
+			swb_uc_invalidate(sp->uc, sp->stale[i][0], sp->stale[i][1] - sp->stale[i][0]);
+	}
+	sp->all_stale = false;
+	sp->nr_stale = 0;
 }
 
 struct swb_uc *swb_space_uc(struct swb_space *sp)

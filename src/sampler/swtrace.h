@@ -50,8 +50,10 @@ struct swb_space;
 struct swb_space *swb_space_new(void);
 void swb_space_free(struct swb_space *sp);
 /* Forget decoded code in [start, start+len) (len 0: all), and cached
- * memory, after exec or a new mapping. */
+ * memory, after exec or a new mapping: at the next swb_space_settle(). */
 void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len);
+/* Do what swb_space_invalidate() noted; each window starts with it. */
+void swb_space_settle(struct swb_space *sp);
 /* Its memory as the planner reads it (mem.h). */
 struct swb_mem *swb_space_mem(struct swb_space *sp);
 

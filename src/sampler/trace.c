@@ -1679,6 +1679,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 	struct swb_uc *u = NULL;
 	bool emulate_now = false, again = false;
 
+	swb_space_settle(sp);
 	w->nr = 0;
 	w->taken = 0;
 	t->windows++;

@@ -329,6 +329,7 @@ int main(void)
 	uint64_t a;
 	long page = sysconf(_SC_PAGESIZE);
 	uint8_t *two;
+	int i;
 
 	CHECK(sp != NULL, "capstone opens");
 	if (!sp)
@@ -412,10 +413,22 @@ int main(void)
 	put(256, "\x0f\x05", 2);
 	CHECK_INT(run(sp, a)->kind, SWB_RET, "cached until invalidated");
 	swb_space_invalidate(sp, a, 1);
+	CHECK_INT(run(sp, a)->kind, SWB_RET, "invalidation waits for the next window");
+	swb_space_settle(sp);
 	CHECK_INT(run(sp, a)->kind, SWB_SYSCALL, "decoded again after invalidation");
 	put(256, "\xc3", 1);
 	swb_space_invalidate(sp, 0, 0);
+	swb_space_settle(sp);
 	CHECK_INT(run(sp, a)->kind, SWB_RET, "invalidate all");
+	/* more ranges than are kept apart: the nearest grows, none is forgotten */
+	put(256, "\x0f\x05", 2);
+	for (i = 1; i <= 12; i++)
+		swb_space_invalidate(sp, a + (uint64_t)i * 0x100000, 16);
+	swb_space_invalidate(sp, a, 1);
+	for (i = 13; i <= 20; i++)
+		swb_space_invalidate(sp, a + (uint64_t)i * 0x100000, 16);
+	swb_space_settle(sp);
+	CHECK_INT(run(sp, a)->kind, SWB_SYSCALL, "a range noted among 20 others is dropped");
 
 	swb_space_free(sp);
 	test_emu();
