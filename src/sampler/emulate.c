@@ -70,6 +70,7 @@ struct uchunk {
 	uint32_t perms;         /* UC_PROT_* */
 	bool stable;            /* private and read-only: read once, when mapped */
 	bool in_hook;           /* code mapped from inside a hook: its blocks go by a full flush */
+	bool ran;               /* blocks of it were translated */
 	bool dropped;
 	size_t pages;           /* pages that point to it */
 };
@@ -299,7 +300,7 @@ static void unmap_chunk(struct swb_uc *u, struct uchunk *c)
 
 	/* the blocks first: they are found by the chunk's addresses in the
 	 * emulator, while it is mapped */
-	if (c->in_hook)
+	if (c->in_hook && c->ran)
 		uc_ctl(u->uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
 	else if (c->perms & UC_PROT_EXEC)
 		uc_ctl_remove_cache(u->uc, c->addr, c->addr + c->size);
@@ -904,6 +905,14 @@ static void settle(struct swb_uc *u, uint64_t ip)
 	u->pending = NULL;
 }
 
+static void mark_ran(struct swb_uc *u, uint64_t addr)
+{
+	struct upage *pg = page_get(u, PAGE_OF(addr));
+
+	if (pg)
+		pg->c->ran = true;
+}
+
 static void on_block(uc_engine *uc, uint64_t b, uint32_t size, void *arg)
 {
 	struct swb_uc *u = arg;
@@ -911,6 +920,12 @@ static void on_block(uc_engine *uc, uint64_t b, uint32_t size, void *arg)
 	struct tbinfo *tb;
 	bool at_p0;
 
+	/* Its chunks now hold translated code. A chunk mapped for a data
+	 * access (a program reading a page it maps and unmaps in a loop) then
+	 * goes without the 5-10 ms flush of all blocks. The end's page is
+	 * found generously: a wrong one costs only a flush. */
+	mark_ran(u, b);
+	mark_ran(u, b + size + MAX_INSN);
 	if (u->stopping)
 		return;
 	if (u->pending && u->out->nr == u->out->cap) {
