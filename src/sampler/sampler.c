@@ -1,9 +1,9 @@
 /* sampler.c — swbranch_record(): the software branch sampler. A task-clock
- * event samples the workload (its ring buffers also carry COMM, MMAP2, FORK
- * and EXIT records from the kernel); at each sample the sampled thread is
- * stopped for the tracer (with PTRACE_INTERRUPT, or, asked for, by the
- * sample's own SIGTRAP: see stop_by_signal()) and the engine
- * (trace.c) collects its next N taken branches, written as one
+ * event samples the workload (a dummy event beside it brings the COMM,
+ * MMAP2, FORK and EXIT records: open_tracker()); at each sample the sampled
+ * thread is stopped for the tracer (with PTRACE_INTERRUPT, or, asked for, by
+ * the sample's own SIGTRAP: see stop_by_signal()) and the engine (trace.c)
+ * collects its next N taken branches, written as one
  * PERF_SAMPLE_BRANCH_STACK sample whose ip is where the window ended, entries
  * newest first, like hardware LBR.
  * The workload runs as without ocrec: ptrace stops are hidden (signals are
@@ -98,6 +98,9 @@ struct session {
 	size_t nr_fds, cap_fds;
 	int *retired;             /* signal stops: events of an exec'd or ended process */
 	size_t nr_retired, cap_retired;
+	struct perf_event_attr tracker_attr;
+	int *trackers;            /* the side-band events, never turned off */
+	size_t nr_trackers, cap_trackers;
 	/* Signal stops (stop_by_signal()): each sample stops its own thread with
 	 * a SIGTRAP. The events go when their process execs (the kernel wants
 	 * remove_on_exec with sigtrap) and are opened again at its exec stop;
@@ -219,31 +222,6 @@ static void retire_timer(struct session *s, pid_t pid)
 	s->nr_fds = n;
 }
 
-/* Signal stops: the exec's COMM record and the MMAP2 records of the new
- * image (the program and its loader, mapped by the kernel) came while the
- * process had no events: they are written from /proc at the exec stop, with
- * its time, the COMM marked as an exec's as the kernel's is. */
-static int write_exec_records(struct session *s, pid_t pid)
-{
-	struct pd_sample sid = { .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time = now_ns() };
-	char path[64], *comm;
-	int rc = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	comm = read_line_file(path);
-	if (!comm) {
-		oc_err_clear();
-		return 0;   /* gone meanwhile */
-	}
-	pd_writer_set_sample_id(s->w, &sid);
-	rc = pd_write_comm(s->w, (uint32_t)pid, (uint32_t)pid, comm, true);
-	if (rc == 0)
-		rc = synthesize_process(s->w, s->dsos, pid);
-	pd_writer_set_sample_id(s->w, NULL);
-	free(comm);
-	return rc;
-}
-
 static struct pending_sample *pending_of(struct session *s, pid_t tid)
 {
 	size_t i;
@@ -357,8 +335,7 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		/* the exec removed the process's events (remove_on_exec) */
 		if (s->signal_stops)
 			retire_timer(s, pid);
-		if (s->signal_stops && !s->ending &&
-		    (write_exec_records(s, pid) < 0 || open_task_timer(s, pid, !s->timer_off) < 0)) {
+		if (s->signal_stops && !s->ending && open_task_timer(s, pid, !s->timer_off) < 0) {
 			oc_warn("%s: process %d is not sampled after its exec", oc_errmsg(), (int)pid);
 			oc_err_clear();
 		}
@@ -725,7 +702,6 @@ static void configure_timer(const struct record_opts *o, struct perf_event_attr 
 	a->disabled = 1;
 	a->enable_on_exec = forked;
 	a->inherit = 1;
-	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 	a->sample_id_all = 1;
 	a->wakeup_events = 1;
 	a->use_clockid = 1;
@@ -803,24 +779,69 @@ static int add_ring(struct session *s, int fd)
 	return 0;
 }
 
+/* a's event of tid on cpu, into ring_fd's ring if >= 0: 1; 0 when tid is
+ * gone or cpu offline (*fd -1); -1 on other errors. */
+static int open_into_ring(const struct perf_event_attr *a, pid_t tid, int cpu, int ring_fd, int *fd)
+{
+	const char *what = a->config == PERF_COUNT_SW_DUMMY ? "the side-band event" : "task-clock";
+
+	*fd = sys_perf_event_open((struct perf_event_attr *)a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0 && errno == EMFILE && raise_nofile_limit())
+		*fd = sys_perf_event_open((struct perf_event_attr *)a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0)
+		return errno == ESRCH || errno == ENODEV || (errno == EINVAL && cpu >= 0) ? 0
+		       : oc_err_errno("cannot open %s for the software branch sampler (thread %d)", what, (int)tid);
+	if (ring_fd >= 0 && ioctl(*fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
+		oc_err_errno("cannot send %s of thread %d to a shared ring buffer", what, (int)tid);
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	return 1;
+}
+
 /* A task-clock event of tid on cpu into ring_fd's ring (or, if -1, a ring
  * of its own, mapped and polled); 0 when tid is gone or cpu offline (*fd -1). */
 static int open_event(struct session *s, struct perf_event_attr *a, pid_t tid, int cpu, int ring_fd, int *fd)
 {
-	*fd = sys_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (*fd < 0 && errno == EMFILE && raise_nofile_limit())
-		*fd = sys_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (*fd < 0)
-		return errno == ESRCH || errno == ENODEV || (errno == EINVAL && cpu >= 0) ? 0
-		       : oc_err_errno("cannot open task-clock for the software branch sampler (thread %d)", (int)tid);
+	int rc = open_into_ring(a, tid, cpu, ring_fd, fd);
+
+	if (rc <= 0)
+		return rc;
 	GROW(s->fds, s->cap_fds, s->nr_fds + 1);
 	s->fds[s->nr_fds++] = (struct timer_fd){ *fd, tid };
-	if (ring_fd >= 0) {
-		if (ioctl(*fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0)
-			return oc_err_errno("cannot share a ring buffer between task-clock events");
-		return 0;
-	}
-	return add_ring(s, *fd);
+	return ring_fd >= 0 ? 0 : add_ring(s, *fd);
+}
+
+/* The side-band records (COMM, MMAP2, FORK, EXIT) of tid and the processes
+ * it starts come from a dummy event of their own on each CPU, into that
+ * CPU's ring: inherited, kept through exec, never turned off. The kernel
+ * sends them only to enabled events (perf_iterate_ctx() in
+ * kernel/events/core.c), and the timers are off while a window is followed:
+ * carried by the timers, whatever a thread mapped then had no record (once,
+ * libc: docs/sampler.md, "Side-band records"). perf's tracking event is
+ * such a dummy. */
+static int open_tracker(struct session *s, pid_t tid, int cpu, int ring_fd)
+{
+	int fd, rc = open_into_ring(&s->tracker_attr, tid, cpu, ring_fd, &fd);
+
+	if (rc <= 0)
+		return rc;
+	GROW(s->trackers, s->cap_trackers, s->nr_trackers + 1);
+	s->trackers[s->nr_trackers++] = fd;
+	return 0;
+}
+
+/* on at the exec for a program ocrec starts, at once for -p */
+static void configure_tracker(struct perf_event_attr *t, const struct perf_event_attr *timer, bool forked)
+{
+	*t = *timer;
+	t->config = PERF_COUNT_SW_DUMMY;
+	t->sample_period = 0;
+	t->freq = 0;
+	t->disabled = forked;
+	t->enable_on_exec = forked;
+	t->mmap = t->mmap2 = t->comm = t->comm_exec = t->task = 1;
 }
 
 static void alloc_rings(struct session *s)
@@ -852,6 +873,9 @@ static int open_timer(struct session *s, struct perf_event_attr *a, const pid_t 
 			if (ring_fd < 0)
 				ring_fd = fd;
 		}
+		for (t = 0; t < nr_tids && ring_fd >= 0; t++)
+			if (open_tracker(s, tids[t], c, ring_fd) < 0)
+				return -1;
 	}
 	if (!s->nr_rings)
 		return oc_err("cannot open task-clock on any CPU for the software branch sampler");
@@ -859,7 +883,8 @@ static int open_timer(struct session *s, struct perf_event_attr *a, const pid_t 
 }
 
 /* Signal stops: a dummy event of ocrec's own per CPU owns that CPU's ring,
- * which the threads' events, opened and removed at every exec, write into. */
+ * which the threads' events, opened and removed at every exec, write into,
+ * as the workload's side-band event does. */
 static int open_carriers(struct session *s)
 {
 	struct perf_event_attr d = s->timer_attr;
@@ -870,7 +895,6 @@ static int open_carriers(struct session *s)
 	d.sample_period = 0;
 	d.freq = 0;
 	d.sigtrap = d.remove_on_exec = d.inherit = 0;
-	d.mmap = d.mmap2 = d.comm = d.comm_exec = d.task = 0;
 	d.disabled = 1;
 	for (c = 0; c < s->ncpu; c++) {
 		int fd = sys_perf_event_open(&d, 0, c, -1, PERF_FLAG_FD_CLOEXEC);
@@ -881,7 +905,7 @@ static int open_carriers(struct session *s)
 				continue;   /* an offline CPU */
 			return oc_err_errno("cannot open a ring buffer for the software branch sampler");
 		}
-		if (add_ring(s, fd) < 0)
+		if (add_ring(s, fd) < 0 || open_tracker(s, s->workload, c, fd) < 0)
 			return -1;
 	}
 	if (!s->nr_rings)
@@ -913,6 +937,9 @@ static void close_timer(struct session *s)
 	for (i = 0; i < s->nr_retired; i++)
 		close(s->retired[i]);
 	free(s->retired);
+	for (i = 0; i < s->nr_trackers; i++)
+		close(s->trackers[i]);
+	free(s->trackers);
 	for (i = 0; s->carriers && i < (size_t)s->ncpu; i++)
 		if (s->carriers[i] >= 0)
 			close(s->carriers[i]);
@@ -1424,6 +1451,7 @@ static int record_loop(struct session *s)
 	return 0;
 }
 
+
 /* The -v line: how the windows were had, and what they cost. */
 static void print_summary(const struct session *s)
 {
@@ -1530,6 +1558,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	}
 
 	configure_timer(o, &timer, forked);
+	configure_tracker(&s.tracker_attr, &timer, forked);
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
 	no_huge_pages();

@@ -21,6 +21,7 @@ cc_prog loop "$PROGS/loop.c" || { fail "compile loop.c" "cc failed"; exit 1; }
 cc_prog signal "$PROGS/sampler-signal.c" || { fail "compile sampler-signal.c" "cc failed"; exit 1; }
 cc_prog threads "$PROGS/record-threads.c" -pthread || { fail "compile record-threads.c" "cc failed"; exit 1; }
 cc_prog shared "$PROGS/sampler-shared.c" -pthread || { fail "compile sampler-shared.c" "cc failed"; exit 1; }
+cc_prog mmap "$PROGS/sampler-mmap.c" || { fail "compile sampler-mmap.c" "cc failed"; exit 1; }
 cd "$TMP" || exit 1
 REC=$RECORDER
 
@@ -84,6 +85,15 @@ check_eq "signals: handled as without ocrec (exit = handled count)" "$want" $?
 $REC -q -F 2000 -o timer.data ./signal 20000000 timer >/dev/null 2>&1
 check_eq "signals: a program under an interval timer runs to its end" 0 $?
 check_match "signals: windows recorded" '^[1-9]' "$(perf script -i timer.data 2>/dev/null | wc -l)"
+# Each mapping has its MMAP2 record, also one made while a window followed
+# the thread, with the timers off (a dummy event of its own brings them:
+# open_tracker()). The program maps its own executable 3000 times.
+for stops in signal interrupt; do
+	n=$(OCREC_SAMPLER_STOPS=$stops $REC -q -F 4000 -o mmap-$stops.data ./mmap 3000 >/dev/null 2>&1 &&
+		perf script -i mmap-$stops.data --show-mmap-events 2>/dev/null |
+		grep -c 'PERF_RECORD_MMAP2 .* @ 0 .*r-xp .*/mmap$')
+	check_eq "side-band, $stops stops: an MMAP2 record for each of 3000 mappings" 3000 "$n"
+done
 # 300M iterations: some 150 ms on two CPUs. 30M (15 ms) left room for few
 # windows, at times from one thread only (a sanitizer-built tracer's first
 # window takes 2-3 ms).
