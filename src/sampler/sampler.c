@@ -682,6 +682,14 @@ static int drain(struct session *s)
 	return 0;
 }
 
+static bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma, mi;
+
+	return uname(&u) == 0 && sscanf(u.release, "%d.%d", &ma, &mi) == 2 && ma * 1000 + mi >= major * 1000 + minor;
+}
+
 static void configure_timer(const struct record_opts *o, struct perf_event_attr *a, bool forked)
 {
 	memset(a, 0, sizeof(*a));
@@ -703,6 +711,8 @@ static void configure_timer(const struct record_opts *o, struct perf_event_attr 
 	a->enable_on_exec = forked;
 	a->inherit = 1;
 	a->sample_id_all = 1;
+	if (kernel_at_least(6, 0))
+		a->read_format = PERF_FORMAT_LOST;
 	a->wakeup_events = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -726,11 +736,9 @@ static bool stop_by_signal(const struct perf_event_attr *timer, bool forked)
 {
 	const char *env = getenv("OCREC_SAMPLER_STOPS");
 	struct perf_event_attr a = *timer;
-	struct utsname u;
-	int major = 0, minor = 0, fd;
+	int fd;
 
-	if (!forked || (env && strcmp(env, "interrupt") == 0) || uname(&u) < 0 ||
-	    sscanf(u.release, "%d.%d", &major, &minor) != 2 || major * 1000 + minor < 5019)
+	if (!forked || (env && strcmp(env, "interrupt") == 0) || !kernel_at_least(5, 19))
 		return false;
 	/* the kernel's word on it: an event of ocrec's own */
 	a.sigtrap = a.remove_on_exec = 1;
@@ -1451,6 +1459,38 @@ static int record_loop(struct session *s)
 	return 0;
 }
 
+static uint64_t lost_by(int fd)
+{
+	uint64_t v[2];
+
+	return read(fd, v, sizeof(v)) == (ssize_t)sizeof(v) ? v[1] : 0;
+}
+
+/* Records a ring had no room for: the kernel reports them in a LOST record
+ * at its next write to that ring, which never comes when the ring filled up
+ * at the end. The events count them all (PERF_FORMAT_LOST, Linux 6.0); what
+ * no LOST record told is written as one. */
+static int write_unreported_lost(struct session *s)
+{
+	uint64_t lost = 0;
+	size_t i;
+
+	if (!(s->tracker_attr.read_format & PERF_FORMAT_LOST))
+		return 0;
+	for (i = 0; i < s->nr_fds; i++)
+		lost += lost_by(s->fds[i].fd);
+	for (i = 0; i < s->nr_retired; i++)
+		lost += lost_by(s->retired[i]);
+	for (i = 0; i < s->nr_trackers; i++)
+		lost += lost_by(s->trackers[i]);
+	if (lost <= s->lost)
+		return 0;
+	oc_debug(1, "software branch sampler: %" PRIu64 " records lost without a LOST record", lost - s->lost);
+	if (pd_write_lost(s->w, 0, lost - s->lost) < 0)
+		return -1;
+	s->lost = lost;
+	return 0;
+}
 
 /* The -v line: how the windows were had, and what they cost. */
 static void print_summary(const struct session *s)
@@ -1607,6 +1647,8 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		detach_process(&s);
 	else if (s.signal_stops)
 		release_survivors(&s);
+	if (write_unreported_lost(&s) < 0)
+		goto out;
 	if (oc_verbose >= 1)
 		print_summary(&s);
 	dso_tracker_write_build_ids(s.dsos, s.w, o->buildid_cache ? sym_build_id_cache_dir(&cache_owned) : NULL);
