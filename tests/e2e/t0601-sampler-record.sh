@@ -117,10 +117,13 @@ check_eq "accounting: the windows' periods add up to the samples they stand for"
 # A busy thread is resumed on the tracer's CPU, pinned there for the moment
 # of the resume (and while a window is followed with ptrace): the processes
 # it starts meanwhile must not keep that pin. Each background job looks at
-# its own affinity after a second, when nothing is traced any more.
-$REC -q -F 4000 -o aff.data sh -c 'for j in $(seq 1 40); do i=0; while [ $i -lt 2000 ]; do i=$((i + 1)); done; (sleep 1; grep Cpus_allowed_list /proc/self/status >>aff.masks) & done' \
+# its own affinity once the recording is over: while it is traced, a
+# followed window pins it, and it may see that (a fixed second was too
+# short when the shell's loop outlasted it: 9 runs in 25 here).
+$REC -q -F 4000 -o aff.data sh -c 'for j in $(seq 1 40); do i=0; while [ $i -lt 2000 ]; do i=$((i + 1)); done; (while [ ! -e aff.done ]; do sleep 0.2; done; grep Cpus_allowed_list /proc/self/status >>aff.masks) & done' \
 	>/dev/null 2>&1
 check_eq "affinity: exit 0" 0 $?
+touch aff.done
 waited=0
 while [ "$(cat aff.masks 2>/dev/null | wc -l)" -lt 40 ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
 check_eq "affinity: the 40 processes the busy shell started keep its CPUs" \
