@@ -89,7 +89,7 @@ void swb_space_free(struct swb_space *sp)
 
 /* Only noted here, done once at the next window: a program that maps and
  * unmaps in a loop sends an MMAP2 record each time, and dropping a page the
- * emulator holds may flush all of its translations (about 1 ms). Done at
+ * emulator holds may flush all of its translations (5-10 ms). Done at
  * each record, that left the tracer too slow to drain its rings, and their
  * records were lost (docs/sampler.md, "Side-band records"). */
 void swb_space_invalidate(struct swb_space *sp, uint64_t start, uint64_t len)
