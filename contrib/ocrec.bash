@@ -123,7 +123,7 @@ _ocrec_complete_value()
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return 0 ;;
 	-p|--pid|--tid)
 		mapfile -t COMPREPLY < <(compgen -W "$(cd /proc 2>/dev/null && printf '%s\n' [0-9]*)" -- "$cur"); return 0 ;;
-	--cpu|-c|--count|-F|--freq|-r|--repeat|-x|--field-separator|--lbr-depth|\
+	--cpu|-c|--count|-F|--freq|-r|--repeat|-x|--field-separator|--lbr-depth|-m|--mmap-pages|\
 	--percent-limit|--max-rows|--comm|--dso|-s|--sort|--fields|--url)
 		COMPREPLY=(); return 0 ;;
 	esac

@@ -31,6 +31,7 @@ struct record_opts {
 	pid_t pid;                 /* -p (0: fork argv) */
 	bool all_cpus;             /* -a */
 	const char *output;        /* -o (default perf.data) */
+	size_t mmap_pages;         /* -m: data pages of each ring, a power of two (0: the default) */
 	bool quiet, buildid_cache; /* -q, !--no-buildid-cache */
 	int verbose;               /* -v */
 	char **argv;               /* workload, NULL-terminated */

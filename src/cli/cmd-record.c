@@ -2,11 +2,13 @@
  * perf record (the default command: `ocrec -e EVENT -b prog args`). The work is
  * in src/record (record_run) and, for -b without LBR, src/sampler (sampler_record):
  * this file chooses. */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "passthrough/passthrough.h"
@@ -49,6 +51,9 @@ static const char usage[] =
 	"  -a, --all-cpus          record every CPU (system wide), until PROG exits or Ctrl-C\n"
 	"  -o, --output FILE       output file (default perf.data; an existing one becomes\n"
 	"                          FILE.old)\n"
+	"  -m, --mmap-pages N|SIZE the ring buffer of each CPU: N pages or SIZE bytes (4M,\n"
+	"                          512K), up to a power of two (default 512K; 256K for the\n"
+	"                          software sampler)\n"
 	"  -N, --no-buildid-cache  do not copy the sampled objects into ~/.debug\n"
 	"  -q, --quiet             print no summary or notices\n"
 	"  -v, --verbose           say what is opened (twice: more)\n"
@@ -66,6 +71,41 @@ static int parse_count(const char *opt, const char *arg, uint64_t *out)
 	if (parse_u64(arg, out) < 0 || *out == 0)
 		return cli_error("record: %s needs a positive number, not '%s'", opt, arg);
 	return 0;
+}
+
+/* -m N (pages) or -m SIZE (bytes, with B, K, M or G), in pages (not yet
+ * rounded); 0, or 2 after a one-line error. */
+static int parse_mmap_pages(const char *arg, size_t *out)
+{
+	static const char units[] = "BKMG";
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = strlen(arg);
+	const char *unit = len ? strchr(units, toupper((unsigned char)arg[len - 1])) : NULL;
+	unsigned shift = unit ? 10 * (unsigned)(unit - units) : 0;
+	char *num = xstrndup(arg, unit ? len - 1 : len);
+	uint64_t v, pages;
+	int bad = parse_u64(num, &v) < 0 || v == 0 || v > (1ULL << 40) >> shift;
+
+	free(num);
+	if (bad)
+		return cli_error("record: -m needs a number of pages or a size (512K, 4M), not '%s'", arg);
+	pages = unit ? ((v << shift) + page - 1) / page : v;
+	if (pages > (1u << 20))
+		return cli_error("record: -m %s: at most %u pages a ring", arg, 1u << 20);
+	*out = pages;
+	return 0;
+}
+
+/* Up to a power of two, as perf does, with a notice unless -q. */
+static void round_mmap_pages(const char *arg, struct record_opts *o)
+{
+	size_t pages = 1;
+
+	while (pages < o->mmap_pages)
+		pages <<= 1;
+	if (pages != o->mmap_pages && !o->quiet)
+		oc_warn("-m %s: rounded up to %zu pages (%zu KiB)", arg, pages,
+			pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
+	o->mmap_pages = pages;
 }
 
 /* -F HZ or -F max (the kernel's limit, like perf); 0, or 2 after a one-line error. */
@@ -120,6 +160,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o, char ***list
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
@@ -132,10 +173,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o, char ***list
 	size_t cap = 0;
 	bool branch_any = false;
 	uint64_t filter = 0, v, m;
+	const char *mmap_arg = NULL;
 	int c;
 
 	opterr = 0;   /* our own one-line messages */
-	while ((c = cli_getopt(argc, argv, "+:e:bj:gc:F:p:ao:qvNh", longopts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+:e:bj:gc:F:p:ao:m:qvNh", longopts)) != -1) {
 		switch (c) {
 		case 'e':
 			GROW(*lists, cap, *nr_lists + 1);
@@ -175,6 +217,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o, char ***list
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'm':
+			if (parse_mmap_pages(optarg, &o->mmap_pages))
+				return 2;
+			mmap_arg = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -227,6 +274,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o, char ***list
 		return cli_error("record: nothing to record: name a program, -p PID or -a (see 'ocrec record --help')");
 	if (strcmp(o->output, "-") == 0)
 		return cli_error("record: -o -: perf's pipe mode is not supported, name a file");
+	if (mmap_arg)
+		round_mmap_pages(mmap_arg, o);
 	/* -b is -j any; --branch-sampler=software asks for branch stacks too. */
 	if (branch_any)
 		filter |= PERF_SAMPLE_BRANCH_ANY;

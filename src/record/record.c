@@ -219,13 +219,14 @@ static void add_fd(struct recording *r, int fd)
 	r->fds[r->nr_fds++] = fd;
 }
 
-static int map_ring(struct ring *ring, int fd)
+static int map_ring(struct ring *ring, int fd, size_t asked)
 {
-	size_t pages = RING_PAGES;
+	size_t pages = asked ? asked : RING_PAGES;
 
 	while (ring_map(ring, fd, pages) < 0) {
-		/* Over the locked-memory limit (not root): smaller buffers, like perf -m. */
-		if (errno != EPERM || pages <= MIN_RING_PAGES)
+		/* Over the locked-memory limit (not root): smaller buffers, as
+		 * perf does unless -m says how large. */
+		if (errno != EPERM || asked || pages <= MIN_RING_PAGES)
 			return -1;
 		pages /= 2;
 	}
@@ -262,7 +263,7 @@ static int open_events(struct recording *r, const struct cpu_desc *cpu, const pi
 				if (leader < 0) {
 					/* The buffer must exist before others are redirected into it. */
 					leader = fd;
-					if (map_ring(&r->rings[r->nr_rings], fd) < 0)
+					if (map_ring(&r->rings[r->nr_rings], fd, r->o->mmap_pages) < 0)
 						return -1;
 					r->pfds[r->nr_rings].fd = fd;
 					r->pfds[r->nr_rings].events = POLLIN;

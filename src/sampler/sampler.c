@@ -38,7 +38,7 @@
 #include "sampler/swtrace.h"
 #include "util/util.h"
 
-#define RING_PAGES 64
+#define RING_PAGES 64    /* unless -m */
 #define DEFAULT_DEPTH 32
 #define MAX_DEPTH 1024
 #define STOP_POLL_NS 100000     /* spin_deadline() */
@@ -117,6 +117,7 @@ struct session {
 	pid_t *no_signal;         /* threads seen not to stop by their samples (SIGTRAP blocked) */
 	size_t nr_no_signal, cap_no_signal;
 	struct ring *rings;       /* one per CPU */
+	size_t ring_pages;
 	struct pollfd *pfds;      /* rings, then the signalfd */
 	size_t nr_rings;
 	int sigfd;
@@ -754,7 +755,7 @@ static bool stop_by_signal(const struct perf_event_attr *timer, bool forked)
 /* The timer of signal stops: removed at exec (the kernel's condition for
  * sigtrap), opened again at the exec stop. The rings wake the tracer only
  * when half full: each sample's stop wakes it instead. */
-static void signal_stop_timer(struct perf_event_attr *a)
+static void signal_stop_timer(struct perf_event_attr *a, size_t ring_pages)
 {
 	a->sigtrap = 1;
 	a->remove_on_exec = 1;
@@ -762,7 +763,7 @@ static void signal_stop_timer(struct perf_event_attr *a)
 	a->enable_on_exec = 0;
 	a->wakeup_events = 0;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(RING_PAGES * (size_t)sysconf(_SC_PAGESIZE) / 2);
+	a->wakeup_watermark = (uint32_t)(ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 }
 
 /* Out of descriptors (each event is one, and signal stops open more at each
@@ -781,7 +782,7 @@ static bool raise_nofile_limit(void)
 /* Map fd's ring buffer, polled with the others. */
 static int add_ring(struct session *s, int fd)
 {
-	if (ring_map(&s->rings[s->nr_rings], fd, RING_PAGES) < 0)
+	if (ring_map(&s->rings[s->nr_rings], fd, s->ring_pages) < 0)
 		return -1;
 	s->pfds[s->nr_rings++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	return 0;
@@ -1543,7 +1544,8 @@ static void print_summary(const struct session *s)
 
 int swbranch_record(const struct record_opts *o, struct record_stats *st)
 {
-	struct session s = { .o = o, .sigfd = -1, .tracer_cpu = -1 };
+	struct session s = { .o = o, .sigfd = -1, .tracer_cpu = -1,
+			     .ring_pages = o->mmap_pages ? o->mmap_pages : RING_PAGES };
 	struct perf_event_attr timer;
 	struct cpu_desc cpu;
 	sigset_t block, old_mask;
@@ -1614,7 +1616,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (s.signal_stops) {
 		/* a forked workload's events come at its exec stop */
 		s.timer_attr = timer;
-		signal_stop_timer(&s.timer_attr);
+		signal_stop_timer(&s.timer_attr, s.ring_pages);
 		if (open_carriers(&s) < 0)
 			goto out;
 	} else if (open_timer(&s, &timer, forked ? &s.workload : tids, forked ? 1 : nr_tids) < 0) {

@@ -108,8 +108,20 @@ check_eq "missing program: no file written" "no" "$([ -e nf.data ] && echo yes |
 "$OCREC" -e cpu-clock -o short.data ./div >/dev/null 2>&1
 check_eq "ocrec -e EV prog (record is the default command)" 0 $?
 
+# -m: the ring buffers' size, in pages or bytes, up to a power of two as perf
+# takes it (t0601 sees a one-page ring lose records).
+"$OCREC" record -e cpu-clock -m 3 -o m3.data ./div >m3.out 2>&1
+check_eq "-m 3: exit 0" 0 $?
+check_eq "-m 3: rounded up, with one notice" "ocrec: warning: -m 3: rounded up to 4 pages ($((4 * $(getconf PAGESIZE) / 1024)) KiB)" "$(grep warning m3.out)"
+check_match "-m 3: perf reads the samples" '^[1-9][0-9]*$' "$(perf script -i m3.data 2>/dev/null | wc -l)"
+out=$("$OCREC" record -q -e cpu-clock -m 3 -o m3q.data ./div 2>&1)
+check_empty "-m 3 -q: no notice" $? "$out"
+"$OCREC" record -e cpu-clock -m 64K -o m64k.data ./div >m64k.out 2>&1
+check_eq "-m 64K: exit 0, no notice" "0 " "$? $(grep warning m64k.out)"
+check_match "-m 64K: perf reads the samples" '^[1-9][0-9]*$' "$(perf script -i m64k.data 2>/dev/null | wc -l)"
+
 # Option errors: one line, exit 2.
-for args in "-j bogus ./div" "--branch-sampler=maybe ./div" "-c 0 ./div" "-F x ./div" "--call-graph dwarf ./div" "-e cpu-clock" "-p 1 -a" "-e no_such_event_xyz ./div"; do
+for args in "-j bogus ./div" "--branch-sampler=maybe ./div" "-c 0 ./div" "-F x ./div" "--call-graph dwarf ./div" "-e cpu-clock" "-p 1 -a" "-e no_such_event_xyz ./div" "-m 0 ./div" "-m 4X ./div" "-m 2097152 ./div"; do
 	# shellcheck disable=SC2086
 	"$OCREC" record $args >err.out 2>&1; rc=$?
 	check_eq "record $args: exit 2" 2 "$rc"
