@@ -143,8 +143,14 @@ check_eq "affinity: the 40 processes the busy shell started keep its CPUs" \
 $REC -q -F 1000 -o shared.data ./shared 2 50000 >/dev/null 2>&1
 check_eq "shared memory threads: exit 0" 0 $?
 check_match "shared memory threads: windows recorded" '^[1-9]' "$(perf script -i shared.data 2>/dev/null | wc -l)"
-OCREC_SAMPLER_VERIFY=1 $REC -v -F 1000 -o verify.data ./shared 2 50000 >/dev/null 2>verify.err
-check_eq "shared memory threads, verify: exit 0" 0 $?
+# Bounded (the runs here take 0.1-10 s): once, under the sanitizers and
+# beside a loaded machine, a worker spun on for 14 minutes with the turns
+# out of order (the counter at its end value, the sum short), which no
+# rerun has shown again. SIGINT ends the recording with its -v line.
+OCREC_SAMPLER_VERIFY=1 timeout -s INT 120 $REC -v -F 1000 -o verify.data ./shared 2 50000 >/dev/null 2>verify.err
+rc=$?
+check_eq "shared memory threads, verify: exit 0 (124: still running after 120 s)" 0 $rc
+[ $rc = 0 ] || grep 'software branch sampler:' verify.err
 if ldconfig -p 2>/dev/null | grep -q 'libunicorn\.so\.2 '; then
 	check_match "verify: the -v line counts the emulated parts that diverged" \
 		'instructions [1-9][0-9]* emulated .*, [0-9]+ emulated parts diverged[;,]' "$(grep 'software branch sampler:' verify.err)"
