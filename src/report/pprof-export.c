@@ -61,6 +61,11 @@ struct loc_key {                   /* a pprof Location */
 	uint64_t caller;
 };
 
+struct leaf_hits {
+	uint64_t all;                  /* samples whose address the mapping holds */
+	uint64_t own;                  /* of them, in a process the mapping's file is the program of */
+};
+
 struct export {
 	struct pprof *p;
 	struct hmap sites;             /* site_key -> location id */
@@ -68,7 +73,7 @@ struct export {
 	struct hmap names;             /* linkage name (pointer) -> demangled, interned */
 	struct hmap stacks;            /* stack_key -> nothing: entry i is stack i */
 	struct hmap samples;           /* agg_key -> agg_val */
-	struct hmap leaf_hits;         /* user-space mapping id -> samples whose address it holds */
+	struct hmap leaf_hits;         /* user-space mapping id -> struct leaf_hits */
 	/* the time the samples span, per input: the file's mtime ends it */
 	int cur_input;
 	int64_t cur_mtime_ns;          /* the current input's modification time, 0: a pipe */
@@ -107,7 +112,7 @@ static struct export *export_of(struct report *r)
 	hmap_init(&x->names, sizeof(const char *), sizeof(const char *), NULL);
 	hmap_init(&x->stacks, sizeof(struct stack_key), 0, &stack_ops);
 	hmap_init(&x->samples, sizeof(struct agg_key), sizeof(struct agg_val), NULL);
-	hmap_init(&x->leaf_hits, sizeof(uint64_t), sizeof(uint64_t), NULL);
+	hmap_init(&x->leaf_hits, sizeof(uint64_t), sizeof(struct leaf_hits), NULL);
 	x->cur_input = -1;
 	return x;
 }
@@ -292,7 +297,12 @@ static void pprof_sample(struct report *r, struct rsection *sec, const struct se
 	memset(&k, 0, sizeof(k));
 	if (ip->dso && !ip->kernel) {
 		uint64_t mapping = mapping_of(r, x, ip);
-		(*(uint64_t *)hmap_get(&x->leaf_hits, &mapping))++;
+		struct leaf_hits *h = hmap_get(&x->leaf_hits, &mapping);
+		const char *base = strrchr(ip->dso->name, '/');
+
+		h->all++;
+		/* the kernel keeps 15 characters of the program's name */
+		h->own += ss->thread->comm && strncmp(base ? base + 1 : ip->dso->name, ss->thread->comm, 15) == 0;
 	}
 	n = report_sample_path(r, ss, r->branch_on, steps, MAX_STACK_IDS);
 	for (i = 0; i < n; i++)
@@ -374,14 +384,19 @@ int report_write_pprof(struct report *r, const char *path)
 	struct export *x = export_of(r);
 	size_t per = add_sample_types(r, x), nv = per * r->nr_secs, i;
 	int64_t *values = xcalloc(nv ? nv : 1, sizeof(*values));
-	uint64_t most = 0;
+	const struct leaf_hits *h, *best = NULL;
 
-	/* the program's binary: the user-space mapping most samples are in */
-	for (i = 0; i < hmap_count(&x->leaf_hits); i++)
-		if (*(const uint64_t *)hmap_val(&x->leaf_hits, i) > most) {
-			most = *(const uint64_t *)hmap_val(&x->leaf_hits, i);
+	/* Mapping 1 is the program's binary (profile.proto): the file named as
+	 * the sampled process is, else the user-space mapping most samples are
+	 * in. By samples alone, a C++ program whose run spent most of its time
+	 * in libc got libc.so.6 first. */
+	for (i = 0; i < hmap_count(&x->leaf_hits); i++) {
+		h = hmap_val(&x->leaf_hits, i);
+		if (!best || h->own > best->own || (h->own == best->own && h->all > best->all)) {
+			best = h;
 			pprof_set_main_mapping(x->p, *(const uint64_t *)hmap_key(&x->leaf_hits, i));
 		}
+	}
 	end_input(x);
 	x->cur_input = -1;
 	for (i = 0; i < hmap_count(&x->samples); i++) {

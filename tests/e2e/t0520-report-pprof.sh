@@ -114,6 +114,22 @@ else
 	fail "record the C++ program with call chains" "$(cat err)"
 fi
 
+# Mapping 1 is the program's binary (profile.proto), also when most samples
+# are in a library: this one spends three quarters of its time in memset.
+printf '%s\n' '#include <stdlib.h>' '#include <string.h>' 'static char buf[1 << 20];' 'static volatile long sink;' \
+	'int main(int argc, char **argv) { long n = argc > 1 ? atol(argv[1]) : 3000, i;' \
+	'while (n--) { memset(buf, (int)n, sizeof(buf)); for (i = 0; i < 5000; i++) sink += i ^ n; }' \
+	'return buf[7] == 1; }' >memsets.c
+if cc -O1 -g -o memsets memsets.c && "$OCREC" record -q -e cpu-clock -o memsets.data ./memsets 30000 >/dev/null 2>err &&
+   "$OCREC" report -i memsets.data --pprof memsets.pb.gz 2>>err; then
+	check_match "most samples in libc's memset (the premise)" "^ +[0-9.]+m?s +([5-9][0-9]|100)(\\.[0-9]+)?% .* __memset" \
+		"$(go tool pprof -top memsets.pb.gz 2>/dev/null | grep -A1 '^ *flat ' | tail -n 1)"
+	check_match "mapping 1 is the program, not libc" "^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $TMP/memsets " \
+		"$(go tool pprof -raw memsets.pb.gz 2>/dev/null | sed -n '/^Mappings/,$p')"
+else
+	fail "record and export a program that spends its time in libc" "$(cat err)"
+fi
+
 # -list: the demo's hot line is its division, as ocrec report's srcline says
 top_line=$("$OCREC" report -i s.data --stdio --sort srcline | awk '/%/ { sub(/.*:/, "", $2); print $2; exit }')
 go tool pprof -list '^main$' s.pb.gz >list.txt 2>&1
