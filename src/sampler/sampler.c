@@ -790,13 +790,13 @@ static int add_ring(struct session *s, int fd)
 
 /* a's event of tid on cpu, into ring_fd's ring if >= 0: 1; 0 when tid is
  * gone or cpu offline (*fd -1); -1 on other errors. */
-static int open_into_ring(const struct perf_event_attr *a, pid_t tid, int cpu, int ring_fd, int *fd)
+static int open_into_ring(struct perf_event_attr *a, pid_t tid, int cpu, int ring_fd, int *fd)
 {
 	const char *what = a->config == PERF_COUNT_SW_DUMMY ? "the side-band event" : "task-clock";
 
-	*fd = sys_perf_event_open((struct perf_event_attr *)a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	*fd = sys_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (*fd < 0 && errno == EMFILE && raise_nofile_limit())
-		*fd = sys_perf_event_open((struct perf_event_attr *)a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		*fd = sys_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (*fd < 0)
 		return errno == ESRCH || errno == ENODEV || (errno == EINVAL && cpu >= 0) ? 0
 		       : oc_err_errno("cannot open %s for the software branch sampler (thread %d)", what, (int)tid);
