@@ -1318,7 +1318,9 @@ struct follow {
 	uint64_t p0;            /* where the window began */
 	const struct target *tg;        /* stop there instead of where the window ends */
 	const struct oracle *o; /* or NULL */
-	struct user_regs_struct regs;   /* the thread's, at its stop */
+	/* The thread's, read again after it ran: a round and emulation start
+	 * from them, and jump_here() writes them back to the thread. */
+	struct user_regs_struct regs;
 	uint64_t ip;
 	int max_leaves, restarts;
 	bool int3, held, stepped, ran;
@@ -1366,7 +1368,7 @@ static enum round_result collect_by_steps(struct follow *f)
 		enum round_result r;
 
 		if (f->tg && f->w->taken > f->tg->taken)
-			return R_RESTART;
+			return get_regs(f->tid, &f->regs) < 0 ? R_FAILED : R_RESTART;
 		if ((r = step_result(f->t, step_window(f->t, f->sp, f->tid, f->w, f->depth, &f->ip))) != R_MORE)
 			return r;
 	}
@@ -1518,6 +1520,8 @@ static enum round_result round_of(struct follow *f)
 	rc = step(t, f->sp, f->tid, kind == STOP_SIGNAL ? WSTOPSIG(w->status) : 0, &e, &w->status, &f->ip, false);
 	if ((r = step_result(t, rc)) != R_MORE)
 		return r;
+	if (get_regs(f->tid, &f->regs) < 0)
+		return R_FAILED;
 	if (ambiguous && seeking) {
 		f->ip = round_ip;
 		return R_DONE;
@@ -1528,8 +1532,6 @@ static enum round_result round_of(struct follow *f)
 		return oc_err("thread %d: signals keep interrupting the window", (int)f->tid), R_FAILED;
 	if (rc == 1)
 		slide(w, f->depth, &e);
-	if (get_regs(f->tid, &f->regs) < 0)
-		return R_FAILED;
 	return f->tg ? R_OFFTRACK : R_MORE;
 }
 
