@@ -184,17 +184,6 @@ static bool is_group_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-/* A SIGTRAP the kernel raised for the tracer's own work, not the program's:
- * the report of a single-step into a syscall that a window then interrupted
- * (it is queued while the thread stops for the interrupt). */
-static bool is_trace_trap(pid_t pid)
-{
-	siginfo_t si;
-
-	return ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 &&
-	       (si.si_code == TRAP_BRKPT || si.si_code == TRAP_TRACE || si.si_code == TRAP_HWBKPT);
-}
-
 static void unpin_child(struct session *s, pid_t child, pid_t parent);
 static void release_cpu(struct session *s);
 static int open_task_timer(struct session *s, pid_t tid, bool enabled);
@@ -351,7 +340,7 @@ static void handle_status(struct session *s, pid_t pid, int status)
 		ptrace(PTRACE_CONT, pid, NULL, NULL);
 		return;
 	}
-	if (sig == SIGTRAP && is_trace_trap(pid))
+	if (sig == SIGTRAP && swb_trace_trap(pid))
 		sig = 0;
 	ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)sig);   /* signal-delivery-stop */
 }
@@ -1093,6 +1082,15 @@ static int attach_process(struct session *s, pid_t pid, pid_t **tids, size_t *nr
 static bool let_go(struct session *s, pid_t tid, int status)
 {
 	if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_STOP) {
+		/* A SIGTRAP of ours still queued (a step's, when an interrupt
+		 * ended a window in a syscall and the thread was resumed but has
+		 * not taken it yet: the interrupt stop comes first) would kill
+		 * the thread once detached: it comes as a report first, which
+		 * handle_status() discards, and the thread is asked again. */
+		if (swb_own_trap_queued(tid)) {
+			ptrace(PTRACE_CONT, tid, NULL, NULL);
+			return false;
+		}
 		ptrace(PTRACE_DETACH, tid, NULL, NULL);
 		return true;
 	}

@@ -138,6 +138,13 @@ const char *swb_uc_why_name(enum swb_uc_why why);
 /* Whether tid, in a signal-delivery-stop, is taking such a SIGTRAP: the
  * tracer's, never delivered to the program. */
 bool swb_timer_trap(pid_t tid);
+/* Whether tid, in a signal-delivery-stop, is taking the SIGTRAP of a single
+ * step or a breakpoint: the tracer's too (one a window left queued). */
+bool swb_trace_trap(pid_t tid);
+/* Whether a SIGTRAP of the tracer's own waits in tid's queue, not blocked: a
+ * step's or a breakpoint's (queued when an interrupt ended a stepped syscall)
+ * or the timer's. Detached with it, the thread would die of it. */
+bool swb_own_trap_queued(pid_t tid);
 /* Whether tid blocks SIGTRAP: a window of it can be emulated, not followed
  * (trace.c). */
 bool swb_blocks_sigtrap(pid_t tid);

@@ -761,6 +761,44 @@ bool swb_timer_trap(pid_t tid)
 	return ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 && timer_siginfo(&si);
 }
 
+/* A single step's or a breakpoint's SIGTRAP (the program's own int3 is SI_KERNEL). */
+static bool trace_siginfo(const siginfo_t *si)
+{
+	return si->si_signo == SIGTRAP &&
+	       (si->si_code == TRAP_BRKPT || si->si_code == TRAP_TRACE || si->si_code == TRAP_HWBKPT);
+}
+
+bool swb_trace_trap(pid_t tid)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 && trace_siginfo(&si);
+}
+
+bool swb_own_trap_queued(pid_t tid)
+{
+	static const uint32_t queues[] = { 0, PTRACE_PEEKSIGINFO_SHARED };
+	siginfo_t si[8];
+	size_t q;
+	int n, i;
+
+	if (swb_blocks_sigtrap(tid))
+		return false;   /* stays queued until the thread unblocks it */
+	for (q = 0; q < 2; q++) {
+		struct __ptrace_peeksiginfo_args a = { 0, queues[q], 8 };
+
+		do {
+			if ((n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si)) < 0)
+				return false;
+			for (i = 0; i < n; i++)
+				if (trace_siginfo(&si[i]) || timer_siginfo(&si[i]))
+					return true;
+			a.off += (uint64_t)n;
+		} while (n == (int)a.nr);
+	}
+	return false;
+}
+
 /* The next report of any traced thread; 0 when none came by the deadline
  * (monotonic ns, 0: none), -1 on error. With a deadline it sleeps until
  * SIGCHLD (every ptrace stop raises one), blocked meanwhile so that it stays
