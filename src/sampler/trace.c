@@ -840,16 +840,19 @@ static void pass_on(struct swb_tracer *t, pid_t pid, int status)
 /* Whether a thread that is past its limit is really held up: asleep in the
  * kernel, or running that long on a CPU since it was first past it. A thread
  * that is merely waiting for a CPU (a loaded machine) is not, nor one in an
- * uninterruptible wait, which an interrupt would not end: it is waited for,
- * and the threads the caller holds run on meanwhile (see release_held). */
-static bool overran(struct swb_tracer *t, pid_t tid, uint64_t limit, uint64_t *cpu_at_limit)
+ * uninterruptible wait, which an interrupt would not end: it is waited for.
+ * When that wait is a system call it steps (in_syscall), it may be for a
+ * thread the caller holds, which then runs on (see release_held). A thread
+ * running to its breakpoints cannot be waiting for one (a system call is
+ * always where a plan stops), and one let run then could meet an int3. */
+static bool overran(struct swb_tracer *t, pid_t tid, uint64_t limit, bool in_syscall, uint64_t *cpu_at_limit)
 {
 	char path[64], *sched, state = proc_state((int)tid);
 	uint64_t cpu;
 
 	if (state == 'S')
 		return true;
-	if (state == 'D' && t->release_held)
+	if (state == 'D' && in_syscall && t->release_held)
 		t->release_held(t->arg);
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
 	sched = read_line_file(path);
@@ -868,7 +871,7 @@ static bool overran(struct swb_tracer *t, pid_t tid, uint64_t limit, uint64_t *c
 
 /* Wait for tid, handing other threads' reports to the caller: 0 tid reported
  * (in *status), 1 it overran limit (ns; 0: none), -1 error. */
-static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit)
+static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit, bool in_syscall)
 {
 	uint64_t deadline = limit ? now_ns() + limit : 0, cpu_at_limit = 0;
 
@@ -878,7 +881,7 @@ static int wait_for(struct swb_tracer *t, pid_t tid, int *status, uint64_t limit
 		if (p < 0)
 			return -1;
 		if (p == 0) {
-			if (overran(t, tid, limit, &cpu_at_limit))
+			if (overran(t, tid, limit, in_syscall, &cpu_at_limit))
 				return 1;
 			deadline = now_ns() + limit;
 			continue;
@@ -1011,7 +1014,7 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 		if (ptrace(request, tid, NULL, (void *)(uintptr_t)sig) < 0)
 			return oc_err_errno("thread %d: cannot resume", (int)tid);
 		sig = 0;
-		rc = wait_for(t, tid, status, limit);
+		rc = wait_for(t, tid, status, limit, request == PTRACE_SINGLESTEP);
 		if (rc == 1) {
 			if (request == PTRACE_SINGLESTEP)
 				t->blocked++;
@@ -1019,7 +1022,7 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 				t->lost++;
 			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
 				return oc_err_errno("thread %d: cannot interrupt", (int)tid);
-			rc = wait_for(t, tid, status, 0);
+			rc = wait_for(t, tid, status, 0, false);
 		}
 		if (rc < 0)
 			return -1;
