@@ -464,6 +464,7 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 	struct workload wl = { .go_fd = -1, .err_fd = -1 };
 	struct sigaction sa_stop = { .sa_handler = on_stop_signal }, sa_chld = { .sa_handler = on_sigchld };
 	struct sigaction old_int, old_term, old_chld;
+	bool handlers_set = false;
 	pid_t *targets = NULL, all = -1;
 	size_t nr_targets = 0, nr_cpus = 0;
 	int *cpus = NULL, rc = -1, exec_errno;
@@ -510,6 +511,14 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 		oc_warn("--lbr-depth %d is for the software branch sampler: the PMU gives its own depth (%d)",
 			o->lbr_depth, have_cpu ? cpu.lbr.depth : -1);
 	r.dsos = dso_tracker_new();
+	/* From before the output exists: a Ctrl-C while it is set up ends the
+	 * recording at once, instead of killing ocrec and leaving its
+	 * temporary file behind. */
+	stop_signal = 0;
+	sigaction(SIGINT, &sa_stop, &old_int);
+	sigaction(SIGTERM, &sa_stop, &old_term);
+	sigaction(SIGCHLD, &sa_chld, &old_chld);
+	handlers_set = true;
 	r.w = open_writer(&r);
 	if (!r.w)
 		goto out;
@@ -521,10 +530,6 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 	if (o->all_cpus && synthesize_all_processes(r.w, r.dsos) < 0)
 		goto out;
 
-	stop_signal = 0;
-	sigaction(SIGINT, &sa_stop, &old_int);
-	sigaction(SIGTERM, &sa_stop, &old_term);
-	sigaction(SIGCHLD, &sa_chld, &old_chld);
 	if (!forked || o->all_cpus)
 		ioctl_all(&r, PERF_EVENT_IOC_ENABLE);
 	if (forked && workload_start(&wl, o->argv[0], &exec_errno) < 0) {
@@ -540,9 +545,6 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 			workload_abort(&wl);
 		wl.pid = 0;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGCHLD, &old_chld, NULL);
 	if (rc < 0)
 		goto out;
 
@@ -564,6 +566,11 @@ out:
 	if (r.w)
 		pd_writer_close(r.w, false);
 	workload_abort(&wl);
+	if (handlers_set) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
+	}
 	close_all(&r);
 	dso_tracker_free(r.dsos);
 	free_events(r.evs, r.nr_evs);

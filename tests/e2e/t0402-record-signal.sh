@@ -34,3 +34,19 @@ done
 "$OCREC" record -q -N -e cpu-clock -o self.data sh -c 'kill -SEGV $$' 2>self.out
 check_eq "workload killed by SIGSEGV: exit 139" 139 $?
 check_match "workload killed by SIGSEGV: reported" 'killed by signal 11 \(Segmentation fault\)' "$(cat self.out)"
+
+# A signal while the recording is being set up ends it like one that comes
+# later: ocrec takes it from before the output file exists, which is written
+# under a temporary name until the end. Taken only after the file was made,
+# it killed ocrec and left that file behind (15 of these 20 tries).
+sleep 30 &
+sp=$!
+for i in 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9; do
+	"$OCREC" record -q -e cpu-clock -o early.data -p $sp >/dev/null 2>&1 &
+	rp=$!
+	sleep 0.00$i
+	kill -TERM $rp 2>/dev/null
+	wait $rp
+done
+kill $sp
+check_eq "SIGTERM while setting up: no temporary file left" "" "$(ls early.data.tmp* 2>/dev/null)"
