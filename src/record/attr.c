@@ -72,6 +72,8 @@ void record_config_attr(struct record_event *ev, const struct record_opts *o,
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 		a->read_format |= PERF_FORMAT_ID;
 	}
+	if (l->count_lost)
+		a->read_format |= PERF_FORMAT_LOST;   /* as perf's: see record.c */
 	if (o->branch_stack) {
 		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		a->branch_sample_type = o->branch_filter ? o->branch_filter : PERF_SAMPLE_BRANCH_ANY;

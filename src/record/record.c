@@ -4,6 +4,7 @@
  * Set-up follows perf 6.1's `perf record` (docs/perfdata.md, "Recording as perf record does"). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ struct recording {
 	struct dso_tracker *dsos;
 	size_t ip_offset;         /* where a sample's ip sits after its header */
 	uint64_t samples, lost;
+	uint64_t lost_told;       /* of lost, what LOST records told */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -187,6 +189,7 @@ static void configure_events(struct recording *r, const struct cpu_desc *cpu, bo
 			.several_events = r->nr_evs > 1,
 			.enable_on_exec = forked && !r->o->all_cpus,
 			.exclude_kernel = !kernel_profiling_allowed(),
+			.count_lost = kernel_at_least(6, 0),
 		};
 
 		record_config_attr(&r->evs[i].ev, r->o, cpu, &l);
@@ -317,8 +320,10 @@ static int write_record(const struct perf_event_header *h, void *arg)
 		r->samples++;
 		break;
 	case PERF_RECORD_LOST:
-		if (h->size >= sizeof(*h) + 16)
+		if (h->size >= sizeof(*h) + 16) {
 			r->lost += body[1];
+			r->lost_told += body[1];
+		}
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (h->size >= sizeof(*h) + 8)
@@ -456,6 +461,26 @@ static int record_loop(struct recording *r, pid_t workload, pid_t attached, stru
 	return drain_all(r) < 0 ? -1 : 0;
 }
 
+/* Records a ring had no room for: the kernel reports them in a LOST record
+ * at its next write to that ring, which never comes when the ring filled up
+ * at the end. The events count them all (PERF_FORMAT_LOST, Linux 6.0, which
+ * perf reads at its end too); what no LOST record told is written as one. */
+static int write_unreported_lost(struct recording *r)
+{
+	uint64_t read_format = r->evs[0].ev.attr.read_format, lost = 0;
+	size_t i;
+
+	if (!(read_format & PERF_FORMAT_LOST))
+		return 0;
+	for (i = 0; i < r->nr_fds; i++)
+		lost += perf_event_lost(r->fds[i], read_format);
+	if (lost <= r->lost_told)
+		return 0;
+	oc_debug(1, "%" PRIu64 " records lost without a LOST record", lost - r->lost_told);
+	r->lost += lost - r->lost_told;
+	return pd_write_lost(r->w, 0, lost - r->lost_told);
+}
+
 int record_run(const struct record_opts *o, struct record_stats *st)
 {
 	struct recording r = { .o = o };
@@ -545,7 +570,7 @@ int record_run(const struct record_opts *o, struct record_stats *st)
 			workload_abort(&wl);
 		wl.pid = 0;
 	}
-	if (rc < 0)
+	if (rc < 0 || (rc = write_unreported_lost(&r)) < 0)
 		goto out;
 
 	dso_tracker_write_build_ids(r.dsos, r.w, o->buildid_cache ? sym_build_id_cache_dir(&cache_owned) : NULL);

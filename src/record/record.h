@@ -46,6 +46,7 @@ struct record_layout {
 	bool several_events;       /* samples carry IDENTIFIER so a reader can tell them apart */
 	bool enable_on_exec;       /* a forked workload: count from its exec on */
 	bool exclude_kernel;       /* kernel profiling is not allowed (paranoid > 1, not root) */
+	bool count_lost;           /* the kernel counts each event's lost records (Linux 6.0) */
 };
 
 /* Fill ev->attr's sampling fields from opts, for this CPU and layout. On AMD a

@@ -24,7 +24,6 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -670,14 +669,6 @@ static int drain(struct session *s)
 			return -1;
 	dso_tracker_resolve_pending(s->dsos);
 	return 0;
-}
-
-static bool kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int ma, mi;
-
-	return uname(&u) == 0 && sscanf(u.release, "%d.%d", &ma, &mi) == 2 && ma * 1000 + mi >= major * 1000 + minor;
 }
 
 static void configure_timer(const struct record_opts *o, struct perf_event_attr *a, bool forked)
@@ -1458,13 +1449,6 @@ static int record_loop(struct session *s)
 	return 0;
 }
 
-static uint64_t lost_by(int fd)
-{
-	uint64_t v[2];
-
-	return read(fd, v, sizeof(v)) == (ssize_t)sizeof(v) ? v[1] : 0;
-}
-
 /* Records a ring had no room for: the kernel reports them in a LOST record
  * at its next write to that ring, which never comes when the ring filled up
  * at the end. The events count them all (PERF_FORMAT_LOST, Linux 6.0); what
@@ -1477,11 +1461,11 @@ static int write_unreported_lost(struct session *s)
 	if (!(s->tracker_attr.read_format & PERF_FORMAT_LOST))
 		return 0;
 	for (i = 0; i < s->nr_fds; i++)
-		lost += lost_by(s->fds[i].fd);
+		lost += perf_event_lost(s->fds[i].fd, s->tracker_attr.read_format);
 	for (i = 0; i < s->nr_retired; i++)
-		lost += lost_by(s->retired[i]);
+		lost += perf_event_lost(s->retired[i], s->tracker_attr.read_format);
 	for (i = 0; i < s->nr_trackers; i++)
-		lost += lost_by(s->trackers[i]);
+		lost += perf_event_lost(s->trackers[i], s->tracker_attr.read_format);
 	if (lost <= s->lost)
 		return 0;
 	oc_debug(1, "software branch sampler: %" PRIu64 " records lost without a LOST record", lost - s->lost);

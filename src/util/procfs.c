@@ -1,6 +1,7 @@
 /* procfs.c — what ocrec reads of a process in /proc (its state, its threads
- * and its mappings) and the perf_event_open system call, for the recorder,
- * the software sampler, stat and the PMU probe alike. */
+ * and its mappings), the perf_event_open system call and the kernel's
+ * version, for the recorder, the software sampler, stat and the PMU probe
+ * alike. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -8,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -111,4 +114,26 @@ int proc_maps(int pid, proc_map_fn fn, void *arg)
 int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags)
 {
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+uint64_t perf_event_lost(int fd, uint64_t read_format)
+{
+	/* value, then time_enabled, time_running, id as asked, then lost
+	 * (perf_event_open(2), "Reading results") */
+	size_t at = 1 + !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		    !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) + !!(read_format & PERF_FORMAT_ID);
+	uint64_t v[5];
+
+	if (!(read_format & PERF_FORMAT_LOST) || (read_format & PERF_FORMAT_GROUP) ||
+	    read(fd, v, (at + 1) * sizeof(v[0])) != (ssize_t)((at + 1) * sizeof(v[0])))
+		return 0;
+	return v[at];
+}
+
+bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma, mi;
+
+	return uname(&u) == 0 && sscanf(u.release, "%d.%d", &ma, &mi) == 2 && ma * 1000 + mi >= major * 1000 + minor;
 }

@@ -151,6 +151,12 @@ int proc_maps(int pid, proc_map_fn fn, void *arg);
 /* perf_event_open(2), which glibc does not wrap. */
 struct perf_event_attr;
 int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags);
+/* The records an event could not write to its ring buffer, from read(2) of
+ * its fd opened with read_format (which must have PERF_FORMAT_LOST, Linux
+ * 6.0, and not PERF_FORMAT_GROUP); 0 when it cannot be read. */
+uint64_t perf_event_lost(int fd, uint64_t read_format);
+/* Whether the running kernel is at least major.minor (uname). */
+bool kernel_at_least(int major, int minor);
 
 /* --- strings ----------------------------------------------------------- */
 bool str_starts_with(const char *s, const char *prefix);

@@ -94,6 +94,11 @@ static void test_config(void)
 	      "-a adds CPU, -g CALLCHAIN, several events IDENTIFIER");
 	CHECK(!a->enable_on_exec && !a->mmap && !a->comm, "non-tracking event without enable_on_exec");
 	CHECK(a->exclude_kernel && a->exclude_hv, "exclude_kernel when kernel profiling is not allowed");
+	CHECK(!(a->read_format & PERF_FORMAT_LOST), "no PERF_FORMAT_LOST unless the kernel counts lost records");
+	memset(a, 0, sizeof(*a));
+	l.count_lost = true;
+	record_config_attr(&ev, &o, &intel, &l);
+	CHECK_INT(a->read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST, "read_format ID|LOST, as perf's from Linux 6.0");
 
 	/* An event that came with a period (ocperf's SampleAfterValue) keeps it. */
 	memset(a, 0, sizeof(*a));
