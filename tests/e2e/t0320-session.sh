@@ -50,9 +50,14 @@ else
 	# orders records by time, ocrec report takes them in file order: from
 	# several CPUs' buffers a sample in ld.so's work can come before the MMAP2
 	# of the library it ran in, and under load such a row once differed.)
-	"$OCREC" report -i cxx.data --stdio --sort symbol | rows | sort >ours
-	perf report -i cxx.data --stdio --sort symbol 2>/dev/null | rows | sed -E 's/\|-\|-$//' | sort >perfs
-	check_files_eq "C++: report --sort symbol equals perf report (every row)" perfs ours
+	# A sample inside a PLT stub: perf 6.1 names it _init or the stub, as its
+	# symbol tree happens to be shaped, ocrec the stub (docs/perfdata.md, end
+	# of "Symbols"); such rows compare as one name (a loaded make check once
+	# had perf's _init against ocrec's std::_Rb_tree_insert_and_rebalance@plt).
+	plt_rows() { sed -E 's/\|\[\.\] (_init|.*@plt)$/|[.] _init or a PLT stub/'; }
+	"$OCREC" report -i cxx.data --stdio --sort symbol | rows | plt_rows | sort >ours
+	perf report -i cxx.data --stdio --sort symbol 2>/dev/null | rows | sed -E 's/\|-\|-$//' | plt_rows | sort >perfs
+	check_files_eq "C++: report --sort symbol equals perf report (every row, PLT stubs as _init)" perfs ours
 	check_match "C++: report prints a method demangled" '\[\.\] ns::Words::count$' "$(cat ours)"
 	"$OCREC" report -i cxx.data --stdio --sort symbol --json >cxx.json
 	check_match "C++: --json names demangled" '"name": "ns::Words::count"' "$(cat cxx.json)"
