@@ -13,11 +13,13 @@
  * area (the kernel writes it when the thread is preempted or migrates). */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <linux/kcmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -39,6 +41,7 @@ struct page {
 struct swb_mem {
 	pid_t tid;
 	bool threads_known, single_thread;      /* this window's, read when needed */
+	bool sharing_known, shared;
 	int statm_fd;
 	bool maps_read;
 	unsigned maps_gen;      /* times the maps were forgotten */
@@ -118,7 +121,7 @@ void swb_mem_begin(struct swb_mem *m, pid_t tid)
 	uint64_t statm[3];
 	bool known;
 
-	m->threads_known = false;
+	m->threads_known = m->sharing_known = false;
 	known = read_statm(m, tid, statm);
 	if (!known)
 		memset(statm, 0, sizeof(statm));
@@ -144,10 +147,30 @@ bool swb_mem_single_thread(struct swb_mem *m)
 
 		/* procfs counts a process's threads in its task directory's links */
 		snprintf(path, sizeof(path), "/proc/%d/task", (int)m->tid);
-		m->single_thread = stat(path, &st) == 0 && st.st_nlink == 3;
+		m->single_thread = stat(path, &st) == 0 && st.st_nlink == 3 && !swb_mem_shared(m);
 		m->threads_known = true;
 	}
 	return m->single_thread;
+}
+
+/* A vfork() child (posix_spawn() makes one too) runs in its parent's memory
+ * until it execs; the parent's thread that made it waits, its other threads
+ * run on. kcmp(2) tells whether the two share their memory (where it cannot,
+ * the child is taken to be alone, as before kcmp was asked). */
+bool swb_mem_shared(struct swb_mem *m)
+{
+	if (!m->sharing_known) {
+		char path[64];
+		struct stat st;
+		long tgid, ppid;
+
+		proc_ids((int)m->tid, &tgid, &ppid);
+		snprintf(path, sizeof(path), "/proc/%ld/task", ppid);
+		m->shared = ppid > 0 && syscall(SYS_kcmp, (pid_t)m->tid, (pid_t)ppid, KCMP_VM, 0, 0) == 0 &&
+			    stat(path, &st) == 0 && st.st_nlink > 3;
+		m->sharing_known = true;
+	}
+	return m->shared;
 }
 
 void swb_mem_others_held(struct swb_mem *m)

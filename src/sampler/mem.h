@@ -21,8 +21,13 @@ void swb_mem_free(struct swb_mem *m);
 void swb_mem_begin(struct swb_mem *m, pid_t tid);
 /* The thread ran: what it may have written is read again. */
 void swb_mem_ran(struct swb_mem *m);
-/* Whether the process has one thread in this window (read when first asked). */
+/* Whether the process has one thread in this window (read when first asked),
+ * and no other process's threads run in its memory. */
 bool swb_mem_single_thread(struct swb_mem *m);
+/* Whether threads of another process run in this memory meanwhile: those of
+ * a vfork() child's parent, other than the one waiting for it. Holding the
+ * child's process cannot stop them. */
+bool swb_mem_shared(struct swb_mem *m);
 /* Its other threads are held stopped for the rest of the window: its
  * private writable memory is trusted as with one thread. */
 void swb_mem_others_held(struct swb_mem *m);

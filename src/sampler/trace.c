@@ -13,15 +13,16 @@
  *
  * Where debug registers do not fire (some hypervisors do not pass them
  * through), a leaf is an int3 written into the code for as long as the thread
- * runs to it; another thread could meet that int3, so the process's other
- * threads are held in a ptrace-stop meanwhile (single steps alone where they
- * cannot be).
+ * runs to it; another thread could meet that int3, so the other threads in
+ * that memory (the process's, and a vfork child's) are held in a ptrace-stop
+ * meanwhile (single steps alone where they cannot be).
  */
 #define _GNU_SOURCE
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/kcmp.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stddef.h>
@@ -930,16 +931,48 @@ static void release_others(struct swb_tracer *t, struct hold *hd)
 	hd->nr = 0;
 }
 
-/* Stop every other thread of tid's process (threads they make meanwhile
- * too). 0, 1 when some did not stop in time (those that did run again; the
- * others report their interrupt later), -1 on error. */
+/* The threads that run in tid's memory: its process's, and each vfork()
+ * child of theirs (posix_spawn() makes them too) until it execs. NULL +
+ * oc_err() as proc_threads(). */
+static pid_t *memory_sharers(pid_t tid, size_t *n)
+{
+	pid_t *all = proc_threads(tid, n);
+	size_t threads = *n, cap = *n, i;
+
+	for (i = 0; all && i < threads; i++) {
+		char path[64], *list, *p, *end;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)tid, (int)all[i]);
+		if (!(list = read_file(path, NULL))) {
+			oc_err_clear();
+			continue;
+		}
+		for (p = list;; p = end) {
+			long child = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (syscall(SYS_kcmp, (pid_t)child, tid, KCMP_VM, 0, 0) == 0) {
+				GROW(all, cap, *n + 1);
+				all[(*n)++] = (pid_t)child;
+			}
+		}
+		free(list);
+	}
+	return all;
+}
+
+/* Stop every other thread that runs in tid's memory (threads they make
+ * meanwhile too; a vfork child too, whose code is the process's). 0, 1 when
+ * some did not stop in time (those that did run again; the others report
+ * their interrupt later), -1 on error. */
 static int hold_others(struct swb_tracer *t, pid_t tid, struct hold *hd)
 {
 	uint64_t deadline = now_ns() + HOLD_LIMIT_NS;
 
 	for (;;) {
 		size_t n, i, waiting = 0;
-		pid_t *tids = proc_threads(tid, &n);
+		pid_t *tids = memory_sharers(tid, &n);
 
 		if (!tids)
 			return -1;
@@ -1454,7 +1487,7 @@ static enum round_result round_of(struct follow *f)
 	if (!f->ran && t->before_follow)
 		t->before_follow(f->tid, t->arg);
 	f->ran = true;
-	if (f->int3 && !f->held && !swb_mem_single_thread(mem)) {
+	if (f->int3 && !f->held && !swb_mem_single_thread(mem) && !swb_mem_shared(mem)) {
 		int rc_hold = hold_others(t, f->tid, &f->hd);
 
 		if (rc_hold < 0)
@@ -1464,7 +1497,7 @@ static enum round_result round_of(struct follow *f)
 		if (f->held)
 			swb_mem_others_held(mem);
 	}
-	if (f->int3 && (t->spawned || (!f->held && !swb_mem_single_thread(mem))))
+	if (f->int3 && (t->spawned || swb_mem_shared(mem) || (!f->held && !swb_mem_single_thread(mem))))
 		return collect_by_steps(f);
 	if (f->int3 && (rc = jump_here(f->tid, f->sp, &f->regs, &e)) >= 0) {
 		if (rc == 1)

@@ -19,6 +19,8 @@ cc_prog loop "$PROGS/loop.c" || { fail "compile loop.c" "cc failed"; exit 1; }
 cc_prog sigtrap "$PROGS/sampler-sigtrap.c" || { fail "compile sampler-sigtrap.c" "cc failed"; exit 1; }
 cc_prog threads "$PROGS/record-threads.c" -pthread || { fail "compile record-threads.c" "cc failed"; exit 1; }
 cc_prog vforker "$PROGS/sampler-vfork.c" || { fail "compile sampler-vfork.c" "cc failed"; exit 1; }
+cc_prog spawn "$PROGS/sampler-spawn.c" -pthread -fno-if-conversion -fno-if-conversion2 ||
+	{ fail "compile sampler-spawn.c" "cc failed"; exit 1; }
 cd "$TMP" || exit 1
 
 release=$(uname -r)
@@ -97,6 +99,19 @@ for mode in signal interrupt; do
 		"$(cat bg.? 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ' | sed 's/ $//')"
 done
 unset OCREC_SAMPLER_STOPS
+
+# int3 mode: a vfork child runs in its parent's memory until it execs, and
+# the parent's other threads run on. Holding the window's own process left
+# the other one running into its int3s: followed windows of the spinning
+# thread killed the child with SIGTRAP, or the child's killed the parent
+# (4 runs in 4 of this). The child is held with the process, and its own
+# windows go by single steps. Every window followed (no emulation), as
+# before libunicorn loads.
+OCREC_SAMPLER_EMULATION=0 OCREC_SAMPLER_BREAKPOINTS=int3 timeout -s INT 120 $REC -q -F 4000 -o spawn.data ./spawn 100 \
+	>/dev/null 2>spawn.err
+rc=$?
+check_eq "int3, vfork children beside a thread: all of them run to their exec (exit 0)" 0 $rc
+[ $rc = 0 ] || cat spawn.err
 
 # -p: a process ocrec did not start must survive ocrec's end whenever it
 # comes, which a queued SIGTRAP would not let it: interrupted.
