@@ -42,6 +42,8 @@ struct swb_mem {
 	pid_t tid;
 	bool threads_known, single_thread;      /* this window's, read when needed */
 	bool sharing_known, shared;
+	bool parent_known;      /* memory_parent, checked again with the maps (an exec ends sharing) */
+	long memory_parent;     /* the parent process whose memory this is (a vfork child's), or 0 */
 	int statm_fd;
 	bool maps_read;
 	unsigned maps_gen;      /* times the maps were forgotten */
@@ -80,6 +82,7 @@ void swb_mem_invalidate(struct swb_mem *m)
 		m->pages[i].addr = NO_PAGE;
 	m->maps_read = false;
 	m->maps_gen++;
+	m->parent_known = false;
 }
 
 unsigned swb_mem_maps_gen(const struct swb_mem *m)
@@ -156,18 +159,25 @@ bool swb_mem_single_thread(struct swb_mem *m)
 /* A vfork() child (posix_spawn() makes one too) runs in its parent's memory
  * until it execs; the parent's thread that made it waits, its other threads
  * run on. kcmp(2) tells whether the two share their memory (where it cannot,
- * the child is taken to be alone, as before kcmp was asked). */
+ * the child is taken to be alone, as before kcmp was asked); asked once for
+ * the process's maps (23 us here, a window's budget), the parent's threads
+ * counted each window. */
 bool swb_mem_shared(struct swb_mem *m)
 {
 	if (!m->sharing_known) {
 		char path[64];
 		struct stat st;
-		long tgid, ppid;
 
-		proc_ids((int)m->tid, &tgid, &ppid);
-		snprintf(path, sizeof(path), "/proc/%ld/task", ppid);
-		m->shared = ppid > 0 && syscall(SYS_kcmp, (pid_t)m->tid, (pid_t)ppid, KCMP_VM, 0, 0) == 0 &&
-			    stat(path, &st) == 0 && st.st_nlink > 3;
+		if (!m->parent_known) {
+			long tgid, ppid;
+
+			proc_ids((int)m->tid, &tgid, &ppid);
+			m->memory_parent = ppid > 0 && syscall(SYS_kcmp, (pid_t)m->tid, (pid_t)ppid, KCMP_VM, 0, 0) == 0
+					   ? ppid : 0;
+			m->parent_known = true;
+		}
+		snprintf(path, sizeof(path), "/proc/%ld/task", m->memory_parent);
+		m->shared = m->memory_parent && stat(path, &st) == 0 && st.st_nlink > 3;
 		m->sharing_known = true;
 	}
 	return m->shared;
