@@ -776,28 +776,39 @@ bool swb_trace_trap(pid_t tid)
 	return ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 && trace_siginfo(&si);
 }
 
-bool swb_own_trap_queued(pid_t tid)
+/* Walk tid's queued signals, its own then its process's: 1 when match()
+ * holds for one, 0 when for none, -1 when they cannot be read. */
+static int find_queued(pid_t tid, bool (*match)(const siginfo_t *si))
 {
 	static const uint32_t queues[] = { 0, PTRACE_PEEKSIGINFO_SHARED };
 	siginfo_t si[8];
 	size_t q;
 	int n, i;
 
-	if (swb_blocks_sigtrap(tid))
-		return false;   /* stays queued until the thread unblocks it */
 	for (q = 0; q < 2; q++) {
 		struct __ptrace_peeksiginfo_args a = { 0, queues[q], 8 };
 
 		do {
 			if ((n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si)) < 0)
-				return false;
+				return -1;
 			for (i = 0; i < n; i++)
-				if (trace_siginfo(&si[i]) || timer_siginfo(&si[i]))
-					return true;
+				if (match(&si[i]))
+					return 1;
 			a.off += (uint64_t)n;
 		} while (n == (int)a.nr);
 	}
-	return false;
+	return 0;
+}
+
+static bool own_siginfo(const siginfo_t *si)
+{
+	return trace_siginfo(si) || timer_siginfo(si);
+}
+
+bool swb_own_trap_queued(pid_t tid)
+{
+	/* a blocked one stays queued until the thread unblocks it */
+	return !swb_blocks_sigtrap(tid) && find_queued(tid, own_siginfo) == 1;
 }
 
 /* The next report of any traced thread; 0 when none came by the deadline
@@ -1085,7 +1096,7 @@ static int resume_wait(struct swb_tracer *t, pid_t tid, int request, int sig, in
 				continue;
 			/* Debug registers and steps report TRAP_*; stepping into a
 			 * signal handler is reported by ptrace_notify(SIGTRAP). */
-			if (si.si_code == TRAP_HWBKPT || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT) {
+			if (trace_siginfo(&si)) {
 				*kind = STOP_TRAP;
 				return 0;
 			}
@@ -1626,25 +1637,17 @@ static bool same_branches(const struct swb_entry *a, const struct swb_entry *b, 
 	return true;
 }
 
+static bool not_timer_siginfo(const siginfo_t *si)
+{
+	return !timer_siginfo(si);
+}
+
 /* Whether a signal waits for the thread: it takes it as soon as it runs,
  * before anything emulation computed. The timer's own SIGTRAPs (queued while
  * the thread blocks SIGTRAP) do not count: the tracer takes them away. */
 static bool signal_pending(pid_t tid)
 {
-	struct __ptrace_peeksiginfo_args a = { 0, 0, 4 };
-	siginfo_t si[4];
-	int n, i;
-
-	for (;;) {
-		if ((n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si)) < 0 || n == (int)a.nr)
-			return true;
-		for (i = 0; i < n; i++)
-			if (!timer_siginfo(&si[i]))
-				return true;
-		if (a.flags)
-			return false;
-		a.flags = PTRACE_PEEKSIGINFO_SHARED;
-	}
+	return find_queued(tid, not_timer_siginfo) != 0;   /* unreadable: assume one */
 }
 
 /* Emulate the window on from the thread's stop. Done: the window is
