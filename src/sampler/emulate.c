@@ -33,6 +33,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -41,6 +42,7 @@
 #include "sampler/emu.h"
 #include "sampler/emulate.h"
 #include "sampler/mem.h"
+#include "sampler/pool.h"
 #include "sampler/vec.h"
 #include "util/util.h"
 
@@ -62,6 +64,11 @@
  * (read when mapped): libunicorn's cost of a mapping grows with their number. */
 #define CHUNK (1ULL << 20)
 #define CODE_CHUNK (64ULL << 10)
+_Static_assert(CHUNK <= SWB_POOL_MAX, "a chunk's buffer comes from the pool");
+
+/* The buffers swb_uc_prefault() faults in ahead: gawk's windows
+ * (bench/sampler.sh) take 4 MB of them, touching some 600 pages. */
+#define PREFAULT (16UL << 20)
 
 /* A piece of one mapping of the process, mapped into the emulator. */
 struct uchunk {
@@ -217,10 +224,10 @@ static bool map_chunk(struct swb_uc *u, const struct swb_area *a, uint64_t start
 	c->perms = perms_of(a);
 	c->stable = !a->write && !a->shared;
 	c->in_hook = in_hook && (c->perms & UC_PROT_EXEC);
-	c->buf = aligned_alloc(PAGE, c->size);
+	c->buf = swb_pool_get(c->size);
 	if (!c->buf || (c->stable && !read_mem(u->tid, start, c->buf, c->size)) ||
 	    uc_mem_map_ptr(u->uc, start, c->size, c->perms, c->buf) != UC_ERR_OK) {
-		free(c->buf);
+		swb_pool_put(c->buf, c->size);
 		free(c);
 		return false;
 	}
@@ -306,7 +313,7 @@ static void unmap_chunk(struct swb_uc *u, struct uchunk *c)
 		uc_ctl_remove_cache(u->uc, c->addr, c->addr + c->size);
 	uc_mem_unmap(u->uc, c->addr, c->size);
 	hmap_retain(&u->specials, keep_special, range);
-	free(c->buf);
+	swb_pool_put(c->buf, c->size);
 	free(c);
 }
 
@@ -964,7 +971,12 @@ static void on_block(uc_engine *uc, uint64_t b, uint32_t size, void *arg)
 
 /* --- the engine --- */
 
-struct swb_uc *swb_uc_new(struct swb_space *sp)
+/* The engine swb_uc_prepare() opened for the first process; the loading
+ * thread sets it before the tracer's thread may emulate (libraries_ready). */
+static struct swb_uc *spare;
+
+/* An engine of no process yet. */
+static struct swb_uc *open_engine(void)
 {
 	struct swb_uc *u = xcalloc(1, sizeof(*u));
 	uint64_t no_exit = NO_EXIT;
@@ -977,15 +989,6 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 		oc_err("libunicorn: %s", uc_strerror(e));
 		return NULL;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &u->cs) != CS_ERR_OK) {
-		uc_close(u->uc);
-		free(u);
-		oc_err("capstone: cannot open an x86-64 disassembler");
-		return NULL;
-	}
-	cs_option(u->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	u->insn = cs_malloc(u->cs);
-	u->sp = sp;
 	hmap_init(&u->pages, sizeof(uint64_t), sizeof(void *), NULL);
 	hmap_init(&u->specials, sizeof(uint64_t), sizeof(void *), NULL);
 	hmap_init(&u->tbs, sizeof(uint64_t), sizeof(void *), NULL);
@@ -998,8 +1001,6 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 	u->vec.sync_xmm = vec_sync_xmm;
 	u->vec.read = vec_read;
 	u->vec.write = vec_write;
-	u->mem = swb_space_mem(sp);
-	u->maps_gen = swb_mem_maps_gen(u->mem);
 	/* a model with every extension TCG has (BMI1/2, LZCNT, MOVBE, ADX...):
 	 * without one, its instructions decode as older ones (tzcnt as bsf) */
 	if ((e = uc_ctl_set_cpu_model(u->uc, UC_CPU_X86_ICELAKE_SERVER)) != UC_ERR_OK ||
@@ -1017,13 +1018,61 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 	return u;
 }
 
+/* The tracer's memory without transparent huge pages from now on: libunicorn
+ * asks for them over its 1 GB translation buffer (MADV_HUGEPAGE), where a
+ * fault then zeroes 2 MB to hold a few KB of code, with a window's thread
+ * stopped (several ms of a recording, 2 runs in 6 of mawk at 1 kHz). The
+ * huge pages faulted in before stay: those of swb_uc_prepare() and
+ * swb_uc_prefault(). The
+ * workload, forked before, keeps its own setting. */
+static void no_huge_pages(void)
+{
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
+struct swb_uc *swb_uc_new(struct swb_space *sp)
+{
+	struct swb_uc *u = spare;
+
+	spare = NULL;
+	if (!u) {
+		no_huge_pages();
+		if (!(u = open_engine()))
+			return NULL;
+	}
+	/* capstone here: the tracer's thread uses it meanwhile */
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &u->cs) != CS_ERR_OK) {
+		swb_uc_free(u);
+		oc_err("capstone: cannot open an x86-64 disassembler");
+		return NULL;
+	}
+	cs_option(u->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	u->insn = cs_malloc(u->cs);
+	u->sp = sp;
+	u->mem = swb_space_mem(sp);
+	u->maps_gen = swb_mem_maps_gen(u->mem);
+	return u;
+}
+
+void swb_uc_prepare(void)
+{
+	if (!(spare = open_engine()))
+		oc_err_clear();
+}
+
+void swb_uc_prefault(void)
+{
+	swb_pool_prefault(PREFAULT);
+	no_huge_pages();
+}
+
 /* hmap_retain: no page, and no chunk (the emulator goes) */
 static bool keep_no_page(const void *key, void *val, void *arg)
 {
 	struct upage *pg = *(struct upage **)val;
 
 	if (--pg->c->pages == 0) {
-		free(pg->c->buf);
+		swb_pool_put(pg->c->buf, pg->c->size);
 		free(pg->c);
 	}
 	free(pg);
@@ -1041,8 +1090,10 @@ void swb_uc_free(struct swb_uc *u)
 	hmap_free(&u->pages);
 	hmap_free(&u->specials);
 	hmap_free(&u->tbs);
-	cs_free(u->insn, 1);
-	cs_close(&u->cs);
+	if (u->insn)
+		cs_free(u->insn, 1);
+	if (u->cs)
+		cs_close(&u->cs);
 	free(u);
 }
 

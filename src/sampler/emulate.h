@@ -18,6 +18,13 @@
 struct swb_uc;
 /* NULL (oc_err) when libunicorn cannot be loaded or started. */
 struct swb_uc *swb_uc_new(struct swb_space *sp);
+/* Off the windows' time, from a thread other than the tracer's, once each:
+ * open the engine the first swb_uc_new() takes (libunicorn's start, 3-7 ms
+ * here, much of it the first touch of its memory), before the tracer's
+ * thread may emulate; then fault in buffers for the processes' pages
+ * (pool.h) and turn the tracer's transparent huge pages off, at any time. */
+void swb_uc_prepare(void);
+void swb_uc_prefault(void);
 void swb_uc_free(struct swb_uc *u);
 /* Code in [start, start+len) changed (a new mapping). */
 void swb_uc_invalidate(struct swb_uc *u, uint64_t start, uint64_t len);

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -32,6 +31,7 @@
 #include "dlib/dlib.h"
 #include "capture/capture.h"
 #include "symbols/symbols.h"
+#include "sampler/emulate.h"
 #include "sampler/sampler-internal.h"
 #include "sampler/sampler.h"
 #include "sampler/swtrace.h"
@@ -992,28 +992,27 @@ static int open_output(struct session *s, const struct perf_event_attr *timer)
 	return 0;
 }
 
-/* The tracer's memory without transparent huge pages: libunicorn asks for
- * them over its 1 GB translation buffer (MADV_HUGEPAGE), where a fault then
- * zeroes 2 MB to hold a few KB of code, with a window's thread stopped
- * (several ms of a recording, 2 runs in 6 of mawk at 1 kHz). After the
- * workload's fork: children inherit the setting. */
-static void no_huge_pages(void)
-{
-	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-}
-
 /* The libraries the windows need, loaded while the workload starts: the
  * first window would otherwise load them with its thread stopped (3 to 10 ms
  * here for libunicorn and capstone, longer than the program runs between
  * two windows). Windows taken meanwhile are followed with ptrace, at a few
- * hundred us each. Started after the workload is forked, so that no fork copies
- * a half-held loader lock. ready: the session's libraries_ready. */
+ * hundred us each, which is also less than a first window that opens
+ * libunicorn's engine: the engine is opened here too. The emulator's
+ * buffers come after; windows emulated meanwhile do without. Started after
+ * the workload is forked, so that no fork copies a half-held loader lock.
+ * ready: the session's libraries_ready. */
 static void *preload_libraries(void *ready)
 {
+	bool emulation = swb_emulation_wanted();
+
 	dlib_capstone_load();
-	if (swb_emulation_wanted())
+	if (emulation) {
 		dlib_unicorn_load();
+		swb_uc_prepare();
+	}
 	__atomic_store_n((bool *)ready, true, __ATOMIC_RELEASE);
+	if (emulation)
+		swb_uc_prefault();
 	return NULL;
 }
 
@@ -1585,7 +1584,6 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	configure_tracker(&s.tracker_attr, &timer, forked);
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
-	no_huge_pages();
 	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
 	s.tracer.no_emulation = preloading && swb_emulation_wanted();
 	/* Its probe's first debug register waits for an RCU grace period (the
