@@ -104,6 +104,38 @@ for stops in signal interrupt; do
 			test -n "$lost" -a "$((${n:-0} + ${lost:-0}))" -ge 3000
 	done
 done
+# A ring that fills while ocrec is stopped, with the program ending
+# meanwhile, gets no LOST record from the kernel (it writes one only with the
+# ring's next record): ocrec reads the events' own counts (PERF_FORMAT_LOST,
+# Linux 6.0) and writes it. The program blocks SIGTRAP so that the timer's
+# samples do not stop it for the stopped tracer, and maps only once the
+# tracer is stopped.
+release=$(uname -r)
+if [ "${release%%.*}" -ge 6 ]; then
+	rm -f go go.pid
+	"$OCREC" record -m 1 -b --branch-sampler=software -F 4000 -o full.data ./mmap 3000 go >full.out 2>&1 &
+	rp=$!
+	waited=0
+	while [ ! -s go.pid ] && [ $waited -lt 200 ]; do sleep 0.05; waited=$((waited + 1)); done
+	kill -STOP $rp
+	pid=$(cat go.pid 2>/dev/null)
+	touch go
+	# it has ended once it is a zombie: ocrec, stopped, has not reaped it
+	waited=0
+	while [ -n "$pid" ] && [ "$(awk '{ print $3 }' /proc/"$pid"/stat 2>/dev/null)" != Z ] && [ $waited -lt 400 ]; do
+		sleep 0.05
+		waited=$((waited + 1))
+	done
+	kill -CONT $rp
+	wait $rp
+	check_eq "a ring full at the end: exit 0" 0 $?
+	check_match "a ring full at the end: the summary counts the lost records" \
+		'samples, [1-9][0-9]* lost\)' "$(cat full.out)"
+	check_match "a ring full at the end: perf sees a LOST record" 'LOST events: +[1-9]' \
+		"$(perf report -i full.data --stats 2>/dev/null)"
+else
+	skip "a ring full at the end" "the kernel counts lost records from Linux 6.0 ($release)"
+fi
 # 300M iterations: some 150 ms on two CPUs. 30M (15 ms) left room for few
 # windows, at times from one thread only (a sanitizer-built tracer's first
 # window takes 2-3 ms).
