@@ -971,9 +971,39 @@ static void on_block(uc_engine *uc, uint64_t b, uint32_t size, void *arg)
 
 /* --- the engine --- */
 
-/* The engine swb_uc_prepare() opened for the first process; the loading
- * thread sets it before the tracer's thread may emulate (libraries_ready). */
+/* An engine of no process, for the next: opened by swb_uc_prepare() (the
+ * loading thread sets it before the tracer's thread may emulate:
+ * libraries_ready), or the last process's, kept by swb_uc_free(). */
 static struct swb_uc *spare;
+/* atomic for started: both threads open engines */
+static unsigned started, emulated;
+
+/* What an engine knows of no process yet. */
+static void init_state(struct swb_uc *u)
+{
+	hmap_init(&u->pages, sizeof(uint64_t), sizeof(void *), NULL);
+	hmap_init(&u->specials, sizeof(uint64_t), sizeof(void *), NULL);
+	hmap_init(&u->tbs, sizeof(uint64_t), sizeof(void *), NULL);
+	u->vec.arg = u;
+	u->vec.gpr = vec_gpr;
+	u->vec.set_gpr = vec_set_gpr;
+	u->vec.flags = vec_flags;
+	u->vec.set_flags = vec_set_flags;
+	u->vec.seg_base = vec_seg_base;
+	u->vec.sync_xmm = vec_sync_xmm;
+	u->vec.read = vec_read;
+	u->vec.write = vec_write;
+}
+
+/* An engine of no process (init_state() only), closed. */
+static void close_engine(struct swb_uc *u)
+{
+	uc_close(u->uc);
+	hmap_free(&u->pages);
+	hmap_free(&u->specials);
+	hmap_free(&u->tbs);
+	free(u);
+}
 
 /* An engine of no process yet. */
 static struct swb_uc *open_engine(void)
@@ -989,18 +1019,7 @@ static struct swb_uc *open_engine(void)
 		oc_err("libunicorn: %s", uc_strerror(e));
 		return NULL;
 	}
-	hmap_init(&u->pages, sizeof(uint64_t), sizeof(void *), NULL);
-	hmap_init(&u->specials, sizeof(uint64_t), sizeof(void *), NULL);
-	hmap_init(&u->tbs, sizeof(uint64_t), sizeof(void *), NULL);
-	u->vec.arg = u;
-	u->vec.gpr = vec_gpr;
-	u->vec.set_gpr = vec_set_gpr;
-	u->vec.flags = vec_flags;
-	u->vec.set_flags = vec_set_flags;
-	u->vec.seg_base = vec_seg_base;
-	u->vec.sync_xmm = vec_sync_xmm;
-	u->vec.read = vec_read;
-	u->vec.write = vec_write;
+	init_state(u);
 	/* a model with every extension TCG has (BMI1/2, LZCNT, MOVBE, ADX...):
 	 * without one, its instructions decode as older ones (tzcnt as bsf) */
 	if ((e = uc_ctl_set_cpu_model(u->uc, UC_CPU_X86_ICELAKE_SERVER)) != UC_ERR_OK ||
@@ -1012,9 +1031,10 @@ static struct swb_uc *open_engine(void)
 	    (e = uc_hook_add(u->uc, &h, UC_HOOK_MEM_PROT, on_prot, u, 1, 0)) != UC_ERR_OK ||
 	    (e = uc_hook_add(u->uc, &h, UC_HOOK_INSN_INVALID, on_invalid, u, 1, 0)) != UC_ERR_OK) {
 		oc_err("libunicorn: %s", uc_strerror(e));
-		swb_uc_free(u);
+		close_engine(u);
 		return NULL;
 	}
+	__atomic_add_fetch(&started, 1, __ATOMIC_RELAXED);
 	return u;
 }
 
@@ -1051,7 +1071,18 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 	u->sp = sp;
 	u->mem = swb_space_mem(sp);
 	u->maps_gen = swb_mem_maps_gen(u->mem);
+	emulated++;
 	return u;
+}
+
+unsigned swb_uc_started(void)
+{
+	return __atomic_load_n(&started, __ATOMIC_RELAXED);
+}
+
+unsigned swb_uc_processes(void)
+{
+	return emulated;
 }
 
 void swb_uc_prepare(void)
@@ -1079,11 +1110,32 @@ static bool keep_no_page(const void *key, void *val, void *arg)
 	return false;
 }
 
+/* hmap_retain, all kept: *arg set when a chunk's blocks would go only by
+ * flushing every block (5-10 ms) */
+static bool find_flush(const void *key, void *val, void *arg)
+{
+	const struct uchunk *c = (*(struct upage **)val)->c;
+
+	*(bool *)arg |= c->in_hook && c->ran;
+	return true;
+}
+
 void swb_uc_free(struct swb_uc *u)
 {
+	struct drop_pages all = { u, 0, 0, false };
+	bool flush = false;
+	uc_engine *uc;
+
 	if (!u)
 		return;
-	uc_close(u->uc);
+	/* The engine is kept for the next process (the common case: an exec),
+	 * whose first window then saves libunicorn's start, unless its blocks
+	 * would go only by a flush, which costs more. */
+	if (!spare)
+		hmap_retain(&u->pages, find_flush, &flush);
+	if (!spare && !flush)
+		drop_pages(u, &all);
+	uc = hmap_count(&u->pages) ? NULL : u->uc;
 	hmap_retain(&u->pages, keep_no_page, NULL);
 	hmap_retain(&u->specials, keep_none, NULL);
 	hmap_retain(&u->tbs, keep_none, NULL);
@@ -1094,6 +1146,15 @@ void swb_uc_free(struct swb_uc *u)
 		cs_free(u->insn, 1);
 	if (u->cs)
 		cs_close(&u->cs);
+	if (uc && !spare) {
+		/* the hooks keep u as theirs */
+		memset(u, 0, sizeof(*u));
+		u->uc = uc;
+		init_state(u);
+		spare = u;
+		return;
+	}
+	uc_close(u->uc);
 	free(u);
 }
 

@@ -25,6 +25,10 @@ struct swb_uc *swb_uc_new(struct swb_space *sp);
  * (pool.h) and turn the tracer's transparent huge pages off, at any time. */
 void swb_uc_prepare(void);
 void swb_uc_prefault(void);
+/* Engines opened, and processes (or images, after exec) emulated, so far:
+ * an ended one's engine goes to the next. */
+unsigned swb_uc_started(void);
+unsigned swb_uc_processes(void);
 void swb_uc_free(struct swb_uc *u);
 /* Code in [start, start+len) changed (a new mapping). */
 void swb_uc_invalidate(struct swb_uc *u, uint64_t start, uint64_t len);

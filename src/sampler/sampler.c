@@ -65,6 +65,7 @@ struct pin {
 struct space {
 	pid_t pid;
 	struct swb_space *sp;
+	bool gone;              /* the process ended: freed between windows */
 };
 
 /* A timer sample not yet turned into a window: its thread is still to be
@@ -160,12 +161,37 @@ static struct swb_space *space_of(struct session *s, pid_t pid)
 	size_t i;
 
 	for (i = 0; i < s->nr_spaces; i++)
-		if (s->spaces[i].pid == pid)
+		if (s->spaces[i].pid == pid && !s->spaces[i].gone)
 			return s->spaces[i].sp;
 	GROW(s->spaces, s->cap_spaces, s->nr_spaces + 1);
-	s->spaces[s->nr_spaces].pid = pid;
-	s->spaces[s->nr_spaces].sp = swb_space_new();
+	s->spaces[s->nr_spaces] = (struct space){ pid, swb_space_new(), false };
 	return s->spaces[s->nr_spaces++].sp;
+}
+
+/* Process pid ended, or pid is new (a fork's child): what was known of a
+ * process of that pid goes (its memory and its emulator, which the next
+ * process takes over: a recording of a build runs thousands of processes).
+ * Not freed here: a window may be using it (this runs inside windows). */
+static void forget_space(struct session *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_spaces; i++)
+		if (s->spaces[i].pid == pid)
+			s->spaces[i].gone = true;
+}
+
+static void free_gone_spaces(struct session *s)
+{
+	size_t i, n;
+
+	for (i = n = 0; i < s->nr_spaces; i++) {
+		if (s->spaces[i].gone)
+			swb_space_free(s->spaces[i].sp);
+		else
+			s->spaces[n++] = s->spaces[i];
+	}
+	s->nr_spaces = n;
 }
 
 /* Forget a process's decoded code (exec, or a new mapping over old code). */
@@ -296,6 +322,8 @@ static void handle_status(struct session *s, pid_t pid, int status)
 			s->workload_done = true;
 			s->exit_status = status;
 		}
+		/* a thread group's leader reports its end after its other threads */
+		forget_space(s, pid);
 		return;
 	}
 	if (!WIFSTOPPED(status))
@@ -332,8 +360,11 @@ static void handle_status(struct session *s, pid_t pid, int status)
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
 		unsigned long child;
 
-		if (ptrace(PTRACE_GETEVENTMSG, pid, NULL, &child) == 0)
+		if (ptrace(PTRACE_GETEVENTMSG, pid, NULL, &child) == 0) {
 			unpin_child(s, (pid_t)child, pid);
+			if (event != PTRACE_EVENT_CLONE)
+				forget_space(s, (pid_t)child);
+		}
 	}
 	if (event) {
 		ptrace(PTRACE_CONT, pid, NULL, NULL);
@@ -1347,6 +1378,7 @@ static int take_windows(struct session *s, uint64_t until)
 				taken++;
 			}
 		}
+		free_gone_spaces(s);
 		p = waitpid(-1, &status, __WALL | WNOHANG);
 		if (p > 0) {
 			handle_status(s, p, status);
@@ -1506,6 +1538,8 @@ static void print_summary(const struct session *s)
 			sb_printf(&sb, ", %" PRIu64 " emulated parts diverged", t->diverged);
 		if (s->loading_windows)
 			sb_printf(&sb, ", %" PRIu64 " windows followed while libunicorn loaded", s->loading_windows);
+		sb_printf(&sb, ", %u emulator%s for %u process%s", swb_uc_started(), swb_uc_started() == 1 ? "" : "s",
+			  swb_uc_processes(), swb_uc_processes() == 1 ? "" : "es");
 	} else if (s->loading_windows && !__atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE)) {
 		sb_puts(&sb, "not emulated (the program ended before libunicorn.so.2 was loaded)");
 	} else {

@@ -136,6 +136,21 @@ if [ "${release%%.*}" -ge 6 ]; then
 else
 	skip "a ring full at the end" "the kernel counts lost records from Linux 6.0 ($release)"
 fi
+# A process that ends leaves its emulator to the next one, and what was
+# known of it goes: recording a build, with a process each 5-50 ms, used to
+# keep an engine (1 MB or more) and its copies of memory for every process.
+# Twenty runs of loop.c, one after another, need no more engines than run
+# at once: the shell's, and its child's.
+if ldconfig -p 2>/dev/null | grep -q 'libunicorn\.so\.2 '; then
+	"$OCREC" record -v -b --branch-sampler=software -F 2000 -o seq.data \
+		sh -c 'i=0; while [ $i -lt 20 ]; do ./loop 1000000; i=$((i + 1)); done' >/dev/null 2>seq.err
+	check_eq "processes in turn: exit 0" 0 $?
+	engines=$(sed -nE 's/.* ([0-9]+) emulators? for ([0-9]+) process(es)?.*/\1 \2/p' seq.err)
+	check "processes in turn: their emulators are reused (emulators, processes: ${engines:-none})" \
+		test -n "$engines" -a "${engines% *}" -le 3 -a "${engines#* }" -ge 10
+else
+	skip "processes in turn" "libunicorn.so.2 is not installed (make deps): nothing is emulated"
+fi
 # 300M iterations: some 150 ms on two CPUs. 30M (15 ms) left room for few
 # windows, at times from one thread only (a sanitizer-built tracer's first
 # window takes 2-3 ms).
@@ -220,7 +235,7 @@ check_match "fork and exec: windows in both programs" ' div .* loop |loop .* div
 # why emulation stopped early, by reason, and the windows followed while
 # libunicorn was still loading (when there were some).
 check_match "-v: the sampler's summary line" \
-	'software branch sampler: [0-9]+ windows of [0-9]+ timer samples .*, [0-9]+\.[0-9]{2} stops a window \([0-9]+ at (int3|debug registers), [0-9]+ single-steps\), (instructions [0-9]+ emulated and about [0-9]+ followed, emulation stopped early( never|: [a-z ]+ [0-9]+(, [a-z ]+ [0-9]+)*)(, [0-9]+ windows followed while libunicorn loaded)?;|not emulated)' \
+	'software branch sampler: [0-9]+ windows of [0-9]+ timer samples .*, [0-9]+\.[0-9]{2} stops a window \([0-9]+ at (int3|debug registers), [0-9]+ single-steps\), (instructions [0-9]+ emulated and about [0-9]+ followed, emulation stopped early( never|: [a-z ]+ [0-9]+(, [a-z ]+ [0-9]+)*)(, [0-9]+ windows followed while libunicorn loaded)?, [0-9]+ emulators? for [0-9]+ process(es)?;|not emulated)' \
 	"$(grep 'software branch sampler:' fork.err)"
 # A group-stop stays a stop until SIGCONT, as without ocrec.
 rm -f stopped.pid
