@@ -42,6 +42,17 @@ check_match() {
 check_files_eq() {
 	if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$3 differs from $2: $(diff "$2" "$3" | head -n 5 | tr '\n' ' ')"; fi
 }
+# check_lost_at_end STATUS OUT DATA: a recording whose ring filled at its end,
+# while ocrec was stopped and the workload ended (t0400, t0601), exited 0
+# (STATUS), its summary (in file OUT) counts the lost records, and perf sees
+# the LOST record ocrec wrote for them in DATA.
+check_lost_at_end() {
+	check_eq "a ring full at the end: exit 0" 0 "$1"
+	check_match "a ring full at the end: the summary counts the lost records" \
+		'samples, [1-9][0-9]* lost\)' "$(cat "$2")"
+	check_match "a ring full at the end: perf sees a LOST record" 'LOST events: +[1-9]' \
+		"$(perf report -i "$3" --stats 2>/dev/null)"
+}
 # data_file PATH: prints the path of data file PATH (relative to tests/data, e.g.
 # lbr/quipper-branch-4.14/header.txt) to read: tests/data's copy, else the one in
 # ../shared/data; a copy stored gzipped (PATH.gz) is unpacked into $TMP first.
