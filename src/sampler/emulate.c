@@ -1043,8 +1043,7 @@ static struct swb_uc *open_engine(void)
  * fault then zeroes 2 MB to hold a few KB of code, with a window's thread
  * stopped (several ms of a recording, 2 runs in 6 of mawk at 1 kHz). The
  * huge pages faulted in before stay: those of swb_uc_prepare() and
- * swb_uc_prefault(). The
- * workload, forked before, keeps its own setting. */
+ * swb_uc_prefault(). The workload, forked before, keeps its own setting. */
 static void no_huge_pages(void)
 {
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);

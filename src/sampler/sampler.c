@@ -65,7 +65,7 @@ struct pin {
 struct space {
 	pid_t pid;
 	struct swb_space *sp;
-	bool gone;              /* the process ended: freed between windows */
+	bool gone;              /* the process ended, or its pid is a new one's: freed between windows */
 };
 
 /* A timer sample not yet turned into a window: its thread is still to be
