@@ -596,12 +596,15 @@ static void before_follow(pid_t tid, void *arg)
 /* Collect the window of a thread stopped for it. */
 static int take_window(struct session *s, struct pending_sample *ps)
 {
-	struct swb_space *sp = space_of(s, (pid_t)ps->pid);
+	struct swb_space *sp;
 	pid_t tid = (pid_t)ps->tid;
 	struct swb_window win = { .e = s->entries };
 	enum swb_result r;
 	uint64_t t0, stops;
 
+	/* first: an ended process's emulator goes to this one if it needs one */
+	free_gone_spaces(s);
+	sp = space_of(s, (pid_t)ps->pid);
 	ps->state = SETTLED;
 	if (!sp)
 		return -1;
@@ -1378,7 +1381,6 @@ static int take_windows(struct session *s, uint64_t until)
 				taken++;
 			}
 		}
-		free_gone_spaces(s);
 		p = waitpid(-1, &status, __WALL | WNOHANG);
 		if (p > 0) {
 			handle_status(s, p, status);
