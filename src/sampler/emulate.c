@@ -971,11 +971,8 @@ static void on_block(uc_engine *uc, uint64_t b, uint32_t size, void *arg)
 
 /* --- the engine --- */
 
-/* An engine of no process, for the next: opened by swb_uc_prepare() (the
- * loading thread sets it before the tracer's thread may emulate:
- * libraries_ready), or the last process's, kept by swb_uc_free(). */
+/* An ended process's engine, kept by swb_uc_free() for the next process. */
 static struct swb_uc *spare;
-/* atomic for started: both threads open engines */
 static unsigned started, emulated;
 
 /* What an engine knows of no process yet. */
@@ -1034,7 +1031,7 @@ static struct swb_uc *open_engine(void)
 		close_engine(u);
 		return NULL;
 	}
-	__atomic_add_fetch(&started, 1, __ATOMIC_RELAXED);
+	started++;
 	return u;
 }
 
@@ -1042,8 +1039,8 @@ static struct swb_uc *open_engine(void)
  * asks for them over its 1 GB translation buffer (MADV_HUGEPAGE), where a
  * fault then zeroes 2 MB to hold a few KB of code, with a window's thread
  * stopped (several ms of a recording, 2 runs in 6 of mawk at 1 kHz). The
- * huge pages faulted in before stay: those of swb_uc_prepare() and
- * swb_uc_prefault(). The workload, forked before, keeps its own setting. */
+ * huge pages faulted in before stay: those of swb_uc_prefault(). The
+ * workload, forked before, keeps its own setting. */
 static void no_huge_pages(void)
 {
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
@@ -1059,7 +1056,6 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 		if (!(u = open_engine()))
 			return NULL;
 	}
-	/* capstone here: the tracer's thread uses it meanwhile */
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &u->cs) != CS_ERR_OK) {
 		swb_uc_free(u);
 		oc_err("capstone: cannot open an x86-64 disassembler");
@@ -1076,18 +1072,12 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 
 unsigned swb_uc_started(void)
 {
-	return __atomic_load_n(&started, __ATOMIC_RELAXED);
+	return started;
 }
 
 unsigned swb_uc_processes(void)
 {
 	return emulated;
-}
-
-void swb_uc_prepare(void)
-{
-	if (!(spare = open_engine()))
-		oc_err_clear();
 }
 
 void swb_uc_prefault(void)

@@ -18,12 +18,9 @@
 struct swb_uc;
 /* NULL (oc_err) when libunicorn cannot be loaded or started. */
 struct swb_uc *swb_uc_new(struct swb_space *sp);
-/* Off the windows' time, from a thread other than the tracer's, once each:
- * open the engine the first swb_uc_new() takes (libunicorn's start, 3-7 ms
- * here, much of it the first touch of its memory), before the tracer's
- * thread may emulate; then fault in buffers for the processes' pages
- * (pool.h) and turn the tracer's transparent huge pages off, at any time. */
-void swb_uc_prepare(void);
+/* Before the first window, once: fault in buffers for the processes' pages
+ * (pool.h; 16 MB in huge pages, 1-3 ms here, against some 15 us a page
+ * touched in a window) and turn the tracer's transparent huge pages off. */
 void swb_uc_prefault(void);
 /* Engines opened, and processes (or images, after exec) emulated, so far:
  * an ended one's engine goes to the next. */

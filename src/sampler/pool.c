@@ -1,11 +1,7 @@
 /* pool.c — see pool.h. Buffers are rounded up to a power of two and cut in
  * turn from 64 MB regions; a freed buffer goes to its size's free list, its
  * pages still touched. Nothing is unmapped: the emulators of later processes
- * reuse the memory.
- *
- * The tracer's thread alone gets and puts buffers. The region faulted in
- * ahead is made by another thread, which hands it over through `ahead`: the
- * tracer's thread moves to it at its next swb_pool_get(). */
+ * reuse the memory. The tracer's thread alone uses the pool. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <sys/mman.h>
@@ -20,8 +16,6 @@
 
 static struct {
 	uint8_t *next, *end;    /* what is left of the region in use */
-	uint8_t *ahead;         /* atomic: the region faulted in ahead, until taken */
-	bool took_ahead;
 	struct {
 		void **bufs;
 		size_t n, cap;
@@ -37,62 +31,52 @@ static unsigned class_of(size_t size)
 	return c;
 }
 
-/* REGION bytes aligned to a huge page; NULL when there is no room. */
-static uint8_t *new_region(void)
+/* A new region in use, aligned to a huge page, marked as advice says; false
+ * when there is no room. */
+static bool new_region(int advice)
 {
 	uint8_t *p = mmap(NULL, REGION + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 			  -1, 0);
 	uint8_t *start;
 
 	if (p == MAP_FAILED)
-		return NULL;
+		return false;
 	start = (uint8_t *)(((uintptr_t)p + HUGE - 1) & ~(HUGE - 1));
 	if (start > p)
 		munmap(p, start - p);
 	munmap(start + REGION, p + HUGE - start);
-	return start;
+	madvise(start, REGION, advice);
+	pool.next = start;
+	pool.end = start + REGION;
+	return true;
 }
 
 void swb_pool_prefault(size_t size)
 {
-	uint8_t *start = new_region();
 	size_t off;
 
-	if (!start)
-		return;
 	/* without transparent huge pages, a plain page each 2 MB */
-	madvise(start, REGION, MADV_HUGEPAGE);
+	if (!new_region(MADV_HUGEPAGE))
+		return;
 	for (off = 0; off < size && off < REGION; off += HUGE)
-		start[off] = 0;
-	__atomic_store_n(&pool.ahead, start, __ATOMIC_RELEASE);
+		pool.next[off] = 0;
 }
 
 void *swb_pool_get(size_t size)
 {
 	unsigned c = class_of(size);
 	size_t span = PAGE << c;
-	uint8_t *start;
 	void *buf;
 
 	if (c >= CLASSES)
 		return NULL;
 	if (pool.free[c].n)
 		return pool.free[c].bufs[--pool.free[c].n];
-	/* the rest of the region left stays unused */
-	if (!pool.took_ahead && (start = __atomic_load_n(&pool.ahead, __ATOMIC_ACQUIRE))) {
-		pool.took_ahead = true;
-		pool.next = start;
-		pool.end = start + REGION;
-	}
-	if ((size_t)(pool.end - pool.next) < span) {
-		if (!(start = new_region()))
-			return NULL;
-		/* a huge page here would be zeroed with a window's thread stopped
-		 * (where THP is "always" and still on for the tracer) */
-		madvise(start, REGION, MADV_NOHUGEPAGE);
-		pool.next = start;
-		pool.end = start + REGION;
-	}
+	/* the rest of the region left stays unused; a huge page in a new one
+	 * would be zeroed with a window's thread stopped (where THP is "always"
+	 * and still on for the tracer) */
+	if ((size_t)(pool.end - pool.next) < span && !new_region(MADV_NOHUGEPAGE))
+		return NULL;
 	buf = pool.next;
 	pool.next += span;
 	return buf;

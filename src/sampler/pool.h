@@ -10,14 +10,13 @@
 #include <stddef.h>
 
 /* A buffer of size bytes (a multiple of 4 KB, at most SWB_POOL_MAX),
- * aligned to 4 KB, contents undefined; NULL when no memory is left. From
- * the tracer's thread only, as swb_pool_put(). */
+ * aligned to 4 KB, contents undefined; NULL when no memory is left. */
 void *swb_pool_get(size_t size);
 /* Give back a buffer of swb_pool_get(size). */
 void swb_pool_put(void *buf, size_t size);
-/* From another thread, once: fault in size bytes marked MADV_HUGEPAGE (some
- * 0.1 ms a MB, against 4 ms a MB page by page), which swb_pool_get() then
- * uses. Before the tracer's transparent huge pages are turned off. */
+/* Fault in size bytes marked MADV_HUGEPAGE (some 0.1 ms a MB, against 4 ms
+ * a MB page by page), which the next buffers come from: before the
+ * tracer's transparent huge pages are turned off. */
 void swb_pool_prefault(size_t size);
 
 #define SWB_POOL_MAX (1UL << 20)

@@ -1030,23 +1030,14 @@ static int open_output(struct session *s, const struct perf_event_attr *timer)
  * first window would otherwise load them with its thread stopped (3 to 10 ms
  * here for libunicorn and capstone, longer than the program runs between
  * two windows). Windows taken meanwhile are followed with ptrace, at a few
- * hundred us each, which is also less than a first window that opens
- * libunicorn's engine: the engine is opened here too. The emulator's
- * buffers come after; windows emulated meanwhile do without. Started after
- * the workload is forked, so that no fork copies a half-held loader lock.
- * ready: the session's libraries_ready. */
+ * hundred us each. Started after the workload is forked, so that no fork copies
+ * a half-held loader lock. ready: the session's libraries_ready. */
 static void *preload_libraries(void *ready)
 {
-	bool emulation = swb_emulation_wanted();
-
 	dlib_capstone_load();
-	if (emulation) {
+	if (swb_emulation_wanted())
 		dlib_unicorn_load();
-		swb_uc_prepare();
-	}
 	__atomic_store_n((bool *)ready, true, __ATOMIC_RELEASE);
-	if (emulation)
-		swb_uc_prefault();
 	return NULL;
 }
 
@@ -1622,6 +1613,9 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		goto out;
 	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
 	s.tracer.no_emulation = preloading && swb_emulation_wanted();
+	/* while the libraries load, before the workload runs */
+	if (swb_emulation_wanted())
+		swb_uc_prefault();
 	/* Its probe's first debug register waits for an RCU grace period (the
 	 * kernel's first task-bound perf event does, 5 to 22 ms here), which
 	 * the timers would wait for otherwise: the libraries load meanwhile.

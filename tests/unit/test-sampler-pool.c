@@ -1,8 +1,7 @@
 /* Unit tests of the software sampler's buffer pool (src/sampler/pool.c):
  * page-aligned buffers that do not overlap, reused once given back, and,
- * after a prefault from another thread, taken from the memory it faulted in. */
+ * after a prefault, taken from the memory it faulted in. */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -20,12 +19,6 @@ static bool resident(const void *p)
 	return mincore((void *)((uintptr_t)p & ~(PAGE - 1)), PAGE, &v) == 0 && (v & 1);
 }
 
-static void *prefault(void *arg)
-{
-	swb_pool_prefault(*(size_t *)arg);
-	return NULL;
-}
-
 int main(void)
 {
 	static const size_t sizes[] = { PAGE, 3 * PAGE, 16 * PAGE, 5 * PAGE, SWB_POOL_MAX, PAGE, 64 * PAGE };
@@ -33,7 +26,6 @@ int main(void)
 	uint8_t *bufs[N], *again, *ahead;
 	bool aligned = true, apart = true;
 	size_t i, j, ahead_size = 4UL << 20;
-	pthread_t t;
 
 	for (i = 0; i < N; i++) {
 		bufs[i] = swb_pool_get(sizes[i]);
@@ -58,8 +50,7 @@ int main(void)
 	CHECK(again == bufs[1], "pool: a buffer given back serves the next request of its size");
 	CHECK(swb_pool_get(2 * SWB_POOL_MAX) == NULL, "pool: no buffer larger than SWB_POOL_MAX");
 
-	CHECK(pthread_create(&t, NULL, prefault, &ahead_size) == 0 && pthread_join(t, NULL) == 0,
-	      "pool: prefault from another thread");
+	swb_pool_prefault(ahead_size);
 	ahead = swb_pool_get(16 * PAGE);
 	/* memory nobody touched is not resident (the old region's next bytes) */
 	CHECK(ahead && resident(ahead), "pool: the next buffer is memory the prefault touched");
