@@ -301,13 +301,20 @@ static bool keep_special(const void *key, void *val, void *arg)
 	return false;
 }
 
+/* The chunk's blocks go only by flushing every block (5-10 ms): its code was
+ * mapped from inside a hook and has run since. */
+static bool flushes_all(const struct uchunk *c)
+{
+	return c->in_hook && c->ran;
+}
+
 static void unmap_chunk(struct swb_uc *u, struct uchunk *c)
 {
 	uint64_t range[2] = { c->addr, c->addr + c->size };
 
 	/* the blocks first: they are found by the chunk's addresses in the
 	 * emulator, while it is mapped */
-	if (c->in_hook && c->ran)
+	if (flushes_all(c))
 		uc_ctl(u->uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
 	else if (c->perms & UC_PROT_EXEC)
 		uc_ctl_remove_cache(u->uc, c->addr, c->addr + c->size);
@@ -1035,27 +1042,13 @@ static struct swb_uc *open_engine(void)
 	return u;
 }
 
-/* The tracer's memory without transparent huge pages from now on: libunicorn
- * asks for them over its 1 GB translation buffer (MADV_HUGEPAGE), where a
- * fault then zeroes 2 MB to hold a few KB of code, with a window's thread
- * stopped (several ms of a recording, 2 runs in 6 of mawk at 1 kHz). The
- * huge pages faulted in before stay: those of swb_uc_prefault(). The
- * workload, forked before, keeps its own setting. */
-static void no_huge_pages(void)
-{
-	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-}
-
 struct swb_uc *swb_uc_new(struct swb_space *sp)
 {
 	struct swb_uc *u = spare;
 
 	spare = NULL;
-	if (!u) {
-		no_huge_pages();
-		if (!(u = open_engine()))
-			return NULL;
-	}
+	if (!u && !(u = open_engine()))
+		return NULL;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &u->cs) != CS_ERR_OK) {
 		swb_uc_free(u);
 		oc_err("capstone: cannot open an x86-64 disassembler");
@@ -1083,7 +1076,13 @@ unsigned swb_uc_processes(void)
 void swb_uc_prefault(void)
 {
 	swb_pool_prefault(PREFAULT);
-	no_huge_pages();
+	/* The tracer's memory without transparent huge pages from now on:
+	 * libunicorn asks for them over its 1 GB translation buffer
+	 * (MADV_HUGEPAGE), where a fault then zeroes 2 MB to hold a few KB of
+	 * code, with a window's thread stopped (several ms of a recording, 2
+	 * runs in 6 of mawk at 1 kHz). The pool's huge pages, faulted in above,
+	 * stay. The workload, forked before, keeps its own setting. */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 }
 
 /* hmap_retain: no page, and no chunk (the emulator goes) */
@@ -1099,20 +1098,17 @@ static bool keep_no_page(const void *key, void *val, void *arg)
 	return false;
 }
 
-/* hmap_retain, all kept: *arg set when a chunk's blocks would go only by
- * flushing every block (5-10 ms) */
+/* hmap_retain, all kept: *arg set when a chunk flushes_all() */
 static bool find_flush(const void *key, void *val, void *arg)
 {
-	const struct uchunk *c = (*(struct upage **)val)->c;
-
-	*(bool *)arg |= c->in_hook && c->ran;
+	*(bool *)arg |= flushes_all((*(struct upage **)val)->c);
 	return true;
 }
 
 void swb_uc_free(struct swb_uc *u)
 {
 	struct drop_pages all = { u, 0, 0, false };
-	bool flush = false;
+	bool flush = false, keep;
 	uc_engine *uc;
 
 	if (!u)
@@ -1122,29 +1118,29 @@ void swb_uc_free(struct swb_uc *u)
 	 * would go only by a flush, which costs more. */
 	if (!spare)
 		hmap_retain(&u->pages, find_flush, &flush);
-	if (!spare && !flush)
+	keep = !spare && !flush;
+	if (keep)
 		drop_pages(u, &all);
-	uc = hmap_count(&u->pages) ? NULL : u->uc;
 	hmap_retain(&u->pages, keep_no_page, NULL);
 	hmap_retain(&u->specials, keep_none, NULL);
 	hmap_retain(&u->tbs, keep_none, NULL);
-	hmap_free(&u->pages);
-	hmap_free(&u->specials);
-	hmap_free(&u->tbs);
 	if (u->insn)
 		cs_free(u->insn, 1);
 	if (u->cs)
 		cs_close(&u->cs);
-	if (uc && !spare) {
-		/* the hooks keep u as theirs */
-		memset(u, 0, sizeof(*u));
-		u->uc = uc;
-		init_state(u);
-		spare = u;
+	if (!keep) {
+		close_engine(u);
 		return;
 	}
-	uc_close(u->uc);
-	free(u);
+	uc = u->uc;
+	hmap_free(&u->pages);
+	hmap_free(&u->specials);
+	hmap_free(&u->tbs);
+	/* the hooks keep u as theirs */
+	memset(u, 0, sizeof(*u));
+	u->uc = uc;
+	init_state(u);
+	spare = u;
 }
 
 static bool load_regs(struct swb_uc *u, const struct user_regs_struct *r)
