@@ -14,10 +14,26 @@ our_loops() {
 	done
 }
 
+# until one of them has run 0.2 s on a CPU (20 clock ticks of /proc/PID/stat's
+# utime), at most 30 s: a fixed wait of 0.6 s gave a sanitized ocrec on a busy
+# machine too little time to start the workload, and the file no sample
+loop_has_run() {
+	_waited=0
+	while [ $_waited -lt 300 ]; do
+		for _p in $(our_loops); do
+			[ "$(cut -d' ' -f14 /proc/$_p/stat 2>/dev/null || echo 0)" -ge 20 ] && return 0
+		done
+		sleep 0.1
+		_waited=$((_waited + 1))
+	done
+	return 1
+}
+
 for sig in INT TERM; do
 	"$OCREC" record -N -e cpu-clock -o $sig.data ./loop 100000000000 >$sig.out 2>&1 &
 	rp=$!
-	sleep 0.6
+	loop_has_run
+	check_eq "SIG$sig: the workload runs" 0 $?
 	kill -$sig $rp
 	wait $rp; rc=$?
 	check_eq "SIG$sig: ocrec exits 128+SIGTERM (the workload was terminated)" 143 "$rc"
@@ -39,14 +55,18 @@ check_match "workload killed by SIGSEGV: reported" 'killed by signal 11 \(Segmen
 # later: ocrec takes it from before the output file exists, which is written
 # under a temporary name until the end. Taken only after the file was made,
 # it killed ocrec and left that file behind (15 of these 20 tries).
-sleep 30 &
+sleep 120 &
 sp=$!
 for i in 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9; do
 	"$OCREC" record -q -e cpu-clock -o early.data -p $sp >/dev/null 2>&1 &
 	rp=$!
+	# Until the child is ocrec: before its exec the shell's TERM trap (lib.sh)
+	# takes the signal, and ocrec then recorded until sleep ended.
+	while [ -e /proc/$rp ] && [ "$(cat /proc/$rp/comm 2>/dev/null)" != ocrec ]; do :; done
 	sleep 0.00$i
 	kill -TERM $rp 2>/dev/null
 	wait $rp
 done
 kill $sp
+check_eq "SIGTERM while setting up: each recording ends at it (sleep outlives them)" 0 $?
 check_eq "SIGTERM while setting up: no temporary file left" "" "$(ls early.data.tmp* 2>/dev/null)"
