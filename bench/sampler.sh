@@ -58,7 +58,7 @@ gawk_script work.awk
 echo "recorder: $OCREC record -v -b --branch-sampler=software -o FILE (32 deep); gawk: $GAWK"
 echo "load before: $(uptime)"
 python3 - "$OCREC" "$ROUNDS" "$GAWK" <<'PY'
-import os, re, statistics, subprocess, sys, time
+import os, random, re, statistics, subprocess, sys, time
 
 ocrec, rounds, gawk = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 programs = [
@@ -110,8 +110,13 @@ for name, cmd in programs:
     res = {c[0]: [] for c in configs}
     run(cmd, 0, {}, None)   # warm the page cache
     for r in range(rounds):
-        for i in range(len(configs)):   # the order turns round by round
-            c = configs[(i + r) % len(configs)]
+        # A new order each round (the same in every run of the bench). When
+        # it only turned, one config followed the plain run in 4 rounds of 5,
+        # and the recording right after a run without perf events pays 15-47
+        # ms more here (docs/sampler.md, "Figures"): its row carried that.
+        order = configs[:]
+        random.Random(r).shuffle(order)
+        for c in order:
             res[c[0]].append(run(cmd, *c[1:]))
     print(f"== {name}: {' '.join(cmd)} ({rounds} rounds)")
     base_wall = statistics.median(x[0] for x in res["plain"])
