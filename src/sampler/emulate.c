@@ -999,13 +999,19 @@ static void init_state(struct swb_uc *u)
 	u->vec.write = vec_write;
 }
 
+/* What init_state() made; the maps hold nothing by now. */
+static void free_state(struct swb_uc *u)
+{
+	hmap_free(&u->pages);
+	hmap_free(&u->specials);
+	hmap_free(&u->tbs);
+}
+
 /* An engine of no process (init_state() only), closed. */
 static void close_engine(struct swb_uc *u)
 {
 	uc_close(u->uc);
-	hmap_free(&u->pages);
-	hmap_free(&u->specials);
-	hmap_free(&u->tbs);
+	free_state(u);
 	free(u);
 }
 
@@ -1133,9 +1139,7 @@ void swb_uc_free(struct swb_uc *u)
 		return;
 	}
 	uc = u->uc;
-	hmap_free(&u->pages);
-	hmap_free(&u->specials);
-	hmap_free(&u->tbs);
+	free_state(u);
 	/* the hooks keep u as theirs */
 	memset(u, 0, sizeof(*u));
 	u->uc = uc;
