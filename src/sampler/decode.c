@@ -390,7 +390,8 @@ static void decode(struct swb_space *sp, pid_t tid, uint64_t addr, struct run *r
 			if (done || !(len = swb_vec_length(code, size)))
 				break;
 			GROW(r->uops, cap, nr + 1);
-			swb_uop_unknown(&r->uops[nr++]);
+			swb_uop_unknown(&r->uops[nr]);
+			r->uops[nr++].len = (uint8_t)len;
 			e.known = e.clean = false;
 			code += len;
 			size -= len;

@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "sampler/emu.h"
+#include "sampler/sse.h"
 #include "x86/x86.h"
 
-enum { F_CF = 1, F_PF = 2, F_ZF = 4, F_SF = 8, F_OF = 16, F_ALL = 31 };
+enum { F_CF = 1, F_PF = 2, F_ZF = 4, F_SF = 8, F_OF = 16, F_AF = 32, F_ALL = 63 };
 
 enum uop_kind {
 	U_NONE,     /* no register or flag effect (nop, stores of registers) */
@@ -30,10 +31,21 @@ enum uop_kind {
 	U_PUSH, U_POP,
 	U_CMOV,     /* dst = src if cond (a 32-bit dst is zero-extended either way) */
 	U_SETCC,    /* 8-bit dst = cond */
+	U_NOT,      /* dst = ~dst */
+	U_CQO,      /* cwd, cdq, cqo: rdx (width) = the sign of rax */
+	U_XCHG,     /* dst <-> src (a register; dst may be memory) */
+	U_XADD,     /* dst, src = dst + src, dst: flags of the add */
+	U_CMPXCHG,  /* cmp rax, dst; then equal: dst = src, else rax = dst */
+	U_MULDIV,   /* mul, imul, div, idiv of rdx:rax by src (32 and 64 bits), by id */
+	U_BITS,     /* tzcnt, lzcnt, popcnt, bsf, bsr; bzhi (index in u->index), by id */
+	U_BT,       /* bt, bts, btr, btc of a register, or memory by an immediate, by id */
+	U_STOS,     /* stos (rep when sign): in exact runs; else as U_KILL */
 	U_KILL,     /* anything else: the kill mask and the flags become unknown */
+	U_SSE,      /* sse.c's, in exact runs; else as U_KILL */
 };
 
-enum alu { A_ADD, A_SUB, A_CMP, A_AND, A_OR, A_XOR, A_TEST };
+/* add ... test are the planner's old ones; adc and sbb need CF */
+enum alu { A_ADD, A_SUB, A_CMP, A_AND, A_OR, A_XOR, A_TEST, A_ADC, A_SBB };
 
 #define NO_REG X86_NO_GPR
 #define MEM SWB_MEM_OPND
@@ -158,7 +170,7 @@ static unsigned cond_of(unsigned id, bool *set)
 
 /* Fill u's memory operand from op; false when its address cannot be computed
  * (32-bit addressing, other segments). */
-static bool mem_operand(const cs_insn *in, const cs_x86_op *op, struct swb_uop *u)
+bool swb_uop_mem(const cs_insn *in, const cs_x86_op *op, struct swb_uop *u)
 {
 	unsigned g;
 	int bits;
@@ -258,7 +270,7 @@ static void kill(csh cs, const cs_insn *in, struct swb_uop *u)
 
 		if (!swb_insn_stores_to(in, i))
 			continue;
-		if (u->mwrite == MW_NONE && mem_operand(in, op, u) && op->size >= 1 && op->size <= 64)
+		if (u->mwrite == MW_NONE && swb_uop_mem(in, op, u) && op->size >= 1 && op->size <= 64)
 			u->mwrite = MW_OPND;
 		else
 			u->mwrite = MW_ANY;
@@ -272,7 +284,7 @@ static bool use_mem(const cs_insn *in, const cs_x86_op *op, struct swb_uop *u)
 {
 	if (!op || op->type != X86_OP_MEM || !op->size || op->size > 8 || (op->size & (op->size - 1)))
 		return false;
-	mem_operand(in, op, u);
+	swb_uop_mem(in, op, u);
 	u->mwrite = MW_NONE;
 	return true;
 }
@@ -318,6 +330,176 @@ static void from_operand(const cs_insn *in, const cs_x86_op *o1, int b0, uint8_t
 	}
 }
 
+/* An 8-bit mov or ALU instruction with ah, ch, dh or bh as an operand
+ * (test ah, 8: a flag in a word's second byte). */
+static bool high_byte(const cs_insn *in, struct swb_uop *out)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *o0 = &x->operands[0], *o1 = &x->operands[1];
+	struct swb_uop t = *out, *u = &t;
+	int b0 = 0, b1 = 0;
+	unsigned d, s;
+	uint8_t alu;
+
+	switch (in->id) {
+	case X86_INS_MOV: alu = 0xff; break;
+	case X86_INS_ADD: alu = A_ADD; break;
+	case X86_INS_SUB: alu = A_SUB; break;
+	case X86_INS_CMP: alu = A_CMP; break;
+	case X86_INS_AND: alu = A_AND; break;
+	case X86_INS_OR: alu = A_OR; break;
+	case X86_INS_XOR: alu = A_XOR; break;
+	case X86_INS_TEST: alu = A_TEST; break;
+	default: return false;
+	}
+	if (x->op_count != 2)
+		return false;
+	d = o0->type == X86_OP_REG ? x86_gpr(o0->reg, &b0) : NO_REG;
+	s = o1->type == X86_OP_REG ? x86_gpr(o1->reg, &b1) : NO_REG;
+	if (!((d != NO_REG && !b0) || (s != NO_REG && !b1)))
+		return false;   /* neither is a high byte */
+	if ((d != NO_REG && b0 > 8) || (s != NO_REG && b1 > 8))
+		return false;
+	u->high = (uint8_t)((d != NO_REG && !b0 ? SWB_HIGH_DST : 0) | (s != NO_REG && !b1 ? SWB_HIGH_SRC : 0));
+	u->width = 1;
+	if (d != NO_REG)
+		u->dst = (uint8_t)d;
+	else if (o0->size == 1 && use_mem(in, o0, u))
+		u->dst = MEM;
+	else
+		return false;   /* unmodelled, as before */
+	if (s != NO_REG) {
+		u->src = (uint8_t)s;
+	} else if (o1->type == X86_OP_IMM) {
+		u->src = NO_REG;
+		u->imm = o1->imm;
+	} else if (u->dst != MEM && o1->size == 1 && use_mem(in, o1, u)) {
+		u->src = MEM;
+	} else {
+		return false;
+	}
+	u->kind = alu == 0xff ? U_MOV : U_ALU;
+	u->alu = alu == 0xff ? 0 : alu;
+	u->mwrite = MW_NONE;
+	*out = t;
+	return true;
+}
+
+/* xchg, xadd, cmpxchg: a register or memory, and a register of the same
+ * width (32 or 64 bits; xchg of memory may name the register first). */
+static void two_regs(const cs_insn *in, const cs_x86_op *o0, const cs_x86_op *o1, uint8_t kind, struct swb_uop *u)
+{
+	int b0 = 0, b1 = 0;
+	unsigned d, s;
+
+	if (!o0 || !o1)
+		return;
+	if (kind == U_XCHG && o1->type == X86_OP_MEM) {
+		const cs_x86_op *t = o0;
+
+		o0 = o1;
+		o1 = t;
+	}
+	if ((s = full_gpr(o1, &b1)) == NO_REG)
+		return;
+	if ((d = full_gpr(o0, &b0)) != NO_REG) {
+		if (b0 != b1)
+			return;
+	} else if (o0->size == b1 / 8 && use_mem(in, o0, u)) {
+		d = MEM;
+	} else {
+		return;
+	}
+	u->kind = kind;
+	u->dst = (uint8_t)d;
+	u->src = (uint8_t)s;
+	u->width = (uint8_t)(b1 / 8);
+	u->mwrite = MW_NONE;
+}
+
+/* mul, imul, div, idiv of rdx:rax (edx:eax) by a register or memory. */
+static void mul_div(const cs_insn *in, const cs_x86_op *o0, struct swb_uop *u)
+{
+	int b = 0;
+	unsigned s = full_gpr(o0, &b);
+
+	if (s == NO_REG) {
+		if ((o0->size != 4 && o0->size != 8) || !use_mem(in, o0, u))
+			return;
+		s = MEM;
+		b = 8 * o0->size;
+	}
+	u->kind = U_MULDIV;
+	u->id = (uint16_t)in->id;
+	u->dst = NO_REG;
+	u->src = (uint8_t)s;
+	u->width = (uint8_t)(b / 8);
+	u->mwrite = MW_NONE;
+}
+
+/* tzcnt, lzcnt, popcnt, bsf, bsr, bzhi: a 32- or 64-bit register from a
+ * register or memory of its width (bzhi: and an index register). */
+static void bit_scan(const cs_insn *in, struct swb_uop *u)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int b0 = 0, b1 = 0, b2 = 0;
+	unsigned d, s, i = NO_REG;
+
+	if (x->op_count != (in->id == X86_INS_BZHI ? 3 : 2) || (d = full_gpr(&x->operands[0], &b0)) == NO_REG)
+		return;
+	if (in->id == X86_INS_BZHI && ((i = full_gpr(&x->operands[2], &b2)) == NO_REG || b2 != b0))
+		return;
+	if ((s = full_gpr(&x->operands[1], &b1)) != NO_REG) {
+		if (b1 != b0)
+			return;
+	} else if (x->operands[1].size == b0 / 8 && use_mem(in, &x->operands[1], u)) {
+		s = MEM;
+	} else {
+		return;
+	}
+	u->kind = U_BITS;
+	u->id = (uint16_t)in->id;
+	u->dst = (uint8_t)d;
+	u->src = (uint8_t)s;
+	u->index = (uint8_t)i;
+	u->width = (uint8_t)(b0 / 8);
+}
+
+/* bt, bts, btr, btc: a register (32 or 64 bits) by a register or an
+ * immediate, or memory by an immediate (a register offset may reach
+ * outside the operand). */
+static void bit_test(const cs_insn *in, const cs_x86_op *o0, const cs_x86_op *o1, struct swb_uop *u)
+{
+	int b0 = 0, b1 = 0;
+	unsigned d, s = NO_REG;
+
+	if (!o0 || !o1)
+		return;
+	if (o1->type == X86_OP_REG && ((s = full_gpr(o1, &b1)) == NO_REG || o0->type != X86_OP_REG))
+		return;
+	if (o1->type != X86_OP_REG && o1->type != X86_OP_IMM)
+		return;
+	if ((d = full_gpr(o0, &b0)) == NO_REG) {
+		if ((o0->size != 2 && o0->size != 4 && o0->size != 8) || !use_mem(in, o0, u))
+			return;
+		d = MEM;
+		b0 = 8 * o0->size;
+	} else if (s != NO_REG && b1 != b0) {
+		return;
+	}
+	u->kind = U_BT;
+	u->id = (uint16_t)in->id;
+	u->dst = (uint8_t)d;
+	u->src = (uint8_t)s;
+	u->imm = o1->type == X86_OP_IMM ? o1->imm : 0;
+	u->width = (uint8_t)(b0 / 8);
+}
+
+bool swb_uop_modelled(const struct swb_uop *u)
+{
+	return u->kind != U_KILL;
+}
+
 void swb_uop_unknown(struct swb_uop *u)
 {
 	memset(u, 0, sizeof(*u));
@@ -335,10 +517,17 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	unsigned d = o0 ? reg_operand(o0, &b0, true) : NO_REG, s = NO_REG;
 
 	kill(cs, in, u);
+	u->len = (uint8_t)in->size;
+	if (swb_sse_decode(in, u)) {
+		u->kind = U_SSE;
+		return;
+	}
 	u->width = (uint8_t)(b0 / 8);
 	u->dst = (uint8_t)d;
 	u->src = NO_REG;
 	u->base = u->index = NO_REG;
+	if (high_byte(in, u))
+		return;
 	switch (in->id) {
 	case X86_INS_NOP:
 	case X86_INS_ENDBR64:
@@ -346,9 +535,75 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		u->mwrite = MW_NONE;
 		return;
 	case X86_INS_MOV:
+	case X86_INS_MOVABS:
 		if (o1 && !to_memory(in, o0, o1, U_MOV, u) && d != NO_REG)
 			from_operand(in, o1, b0, U_MOV, u);
 		return;
+	case X86_INS_CDQE:
+	case X86_INS_CWDE:
+		/* movsx rax, eax; movsx eax, ax */
+		u->kind = U_MOVX;
+		u->dst = u->src = 0;
+		u->width = in->id == X86_INS_CDQE ? 8 : 4;
+		u->src_width = u->width / 2;
+		u->sign = true;
+		return;
+	case X86_INS_CWD:
+	case X86_INS_CDQ:
+	case X86_INS_CQO:
+		u->kind = U_CQO;
+		u->width = in->id == X86_INS_CWD ? 2 : in->id == X86_INS_CDQ ? 4 : 8;
+		return;
+	case X86_INS_NOT:
+		if (x->op_count != 1)
+			return;
+		if (d == NO_REG) {
+			if (!use_mem(in, o0, u))
+				return;
+			u->dst = MEM;
+			u->width = o0->size;
+		}
+		u->kind = U_NOT;
+		return;
+	case X86_INS_XCHG:
+	case X86_INS_XADD:
+	case X86_INS_CMPXCHG:
+		two_regs(in, o0, o1, in->id == X86_INS_XCHG ? U_XCHG : in->id == X86_INS_XADD ? U_XADD : U_CMPXCHG, u);
+		return;
+	case X86_INS_MUL:
+	case X86_INS_DIV:
+	case X86_INS_IDIV:
+		if (x->op_count != 1)
+			return;
+		mul_div(in, o0, u);
+		return;
+	case X86_INS_TZCNT:
+	case X86_INS_LZCNT:
+	case X86_INS_POPCNT:
+	case X86_INS_BSF:
+	case X86_INS_BSR:
+	case X86_INS_BZHI:
+		bit_scan(in, u);
+		return;
+	case X86_INS_BT:
+	case X86_INS_BTS:
+	case X86_INS_BTR:
+	case X86_INS_BTC:
+		bit_test(in, o0, o1, u);
+		return;
+	case X86_INS_STOSB:
+	case X86_INS_STOSW:
+	case X86_INS_STOSD:
+	case X86_INS_STOSQ:
+		/* rep or none (not repne); the kill fields stay for the planner */
+		if (x->prefix[0] == X86_PREFIX_REPNE || x->addr_size != 8)
+			return;
+		u->kind = U_STOS;
+		u->sign = x->prefix[0] == X86_PREFIX_REP;
+		u->width = in->id == X86_INS_STOSB ? 1 : in->id == X86_INS_STOSW ? 2 : in->id == X86_INS_STOSD ? 4 : 8;
+		return;
+	case X86_INS_ADC: u->alu = A_ADC; break;
+	case X86_INS_SBB: u->alu = A_SBB; break;
 	case X86_INS_MOVZX:
 	case X86_INS_MOVSX:
 	case X86_INS_MOVSXD:
@@ -409,12 +664,25 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	case X86_INS_SHL:
 	case X86_INS_SHR:
 	case X86_INS_SAR:
-		if (d != NO_REG && b0 >= 32 && o1 && o1->type == X86_OP_IMM) {
-			u->kind = in->id == X86_INS_SHL ? U_SHL : in->id == X86_INS_SHR ? U_SHR : U_SAR;
+		/* by an immediate or by cl (u->src = rcx); by 1 capstone may give one operand */
+		if (d == NO_REG || b0 < 32)
+			return;
+		if (!o1) {
+			u->imm = 1;
+		} else if (o1->type == X86_OP_IMM) {
 			u->imm = o1->imm;
+		} else if (o1->type == X86_OP_REG && o1->reg == X86_REG_CL) {
+			u->src = 1;
+		} else {
+			return;
 		}
+		u->kind = in->id == X86_INS_SHL ? U_SHL : in->id == X86_INS_SHR ? U_SHR : U_SAR;
 		return;
 	case X86_INS_IMUL:
+		if (x->op_count == 1) {
+			mul_div(in, o0, u);
+			return;
+		}
 		if (d == NO_REG || b0 < 32 || !o1 || (s = full_gpr(o1, &b1)) == NO_REG || b1 != b0)
 			return;
 		if (x->op_count == 2) {
@@ -512,8 +780,8 @@ static void write_reg(struct swb_emu *e, unsigned g, int width, uint64_t v)
 		forget(e, g);
 }
 
-/* ZF, SF, PF of a result; CF and OF given. */
-static void set_flags(struct swb_emu *e, uint64_t res, int width, bool cf, bool of, uint8_t which)
+/* ZF, SF, PF of a result; CF, OF and AF given. */
+static void set_flags(struct swb_emu *e, uint64_t res, int width, bool cf, bool of, bool af, uint8_t which)
 {
 	uint64_t m = mask_of(width), sign = 1ULL << (8 * width - 1);
 	uint8_t f = 0;
@@ -521,6 +789,7 @@ static void set_flags(struct swb_emu *e, uint64_t res, int width, bool cf, bool 
 	res &= m;
 	if (cf) f |= F_CF;
 	if (of) f |= F_OF;
+	if (af) f |= F_AF;
 	if (!res) f |= F_ZF;
 	if (res & sign) f |= F_SF;
 	if (!(__builtin_popcount((unsigned)(res & 0xff)) & 1)) f |= F_PF;
@@ -529,7 +798,7 @@ static void set_flags(struct swb_emu *e, uint64_t res, int width, bool cf, bool 
 }
 
 /* The address of u's memory operand; false when unknown. */
-static bool mem_addr(const struct swb_emu *e, const struct swb_uop *u, uint64_t *addr)
+bool swb_emu_addr(const struct swb_emu *e, const struct swb_uop *u, uint64_t *addr)
 {
 	uint64_t a = (uint64_t)u->mdisp;
 
@@ -557,6 +826,16 @@ bool swb_emu_load(struct swb_emu *e, uint64_t addr, unsigned size, uint64_t *v)
 {
 	int i;
 
+	if (e->io) {
+		uint8_t b[8] = { 0 };
+
+		if (size > 8 || !e->io->read(e->io->arg, addr, b, size)) {
+			e->fault = true;
+			return false;
+		}
+		memcpy(v, b, sizeof(*v));       /* little-endian, as x86-64 */
+		return true;
+	}
 	if (!e->mem || e->mem_lost)
 		return false;
 	/* the newest of the path's stores that overlaps decides */
@@ -577,6 +856,11 @@ static void store(struct swb_emu *e, uint64_t addr, unsigned size, uint64_t v, b
 {
 	int i;
 
+	if (e->io) {
+		if (!known || size > 8 || !e->io->write(e->io->arg, addr, &v, size))
+			e->fault = true;
+		return;
+	}
 	if (e->mem_lost)
 		return;
 	/* When the newest store overlapping this one has its very place, it can
@@ -605,7 +889,7 @@ static void store_opnd(struct swb_emu *e, const struct swb_uop *u, unsigned size
 {
 	uint64_t a;
 
-	if (mem_addr(e, u, &a))
+	if (swb_emu_addr(e, u, &a))
 		store(e, a, size, v, known);
 	else
 		e->mem_lost = true;
@@ -615,17 +899,18 @@ static bool load_opnd(struct swb_emu *e, const struct swb_uop *u, unsigned size,
 {
 	uint64_t a;
 
-	return mem_addr(e, u, &a) && swb_emu_load(e, a, size, v);
+	return swb_emu_addr(e, u, &a) && swb_emu_load(e, a, size, v);
 }
 
 /* Register g, or the memory operand (size bytes); false when unknown. */
-static bool read_opnd(struct swb_emu *e, const struct swb_uop *u, unsigned g, unsigned size, uint64_t *v)
+static bool read_opnd(struct swb_emu *e, const struct swb_uop *u, unsigned g, bool high, unsigned size,
+		      uint64_t *v)
 {
 	if (g == MEM)
 		return load_opnd(e, u, size, v);
 	if (!is_known(e, g))
 		return false;
-	*v = e->r[g];
+	*v = high ? e->r[g] >> 8 : e->r[g];
 	return true;
 }
 
@@ -636,12 +921,17 @@ static bool src_value(struct swb_emu *e, const struct swb_uop *u, uint64_t *v)
 		*v = (uint64_t)u->imm;
 		return true;
 	}
-	return read_opnd(e, u, u->src, u->width, v);
+	return read_opnd(e, u, u->src, u->high & SWB_HIGH_SRC, u->width, v);
 }
 
 /* Write the destination (a register's low width bytes, or memory). */
 static void write_dst(struct swb_emu *e, const struct swb_uop *u, uint64_t v)
 {
+	if (u->high & SWB_HIGH_DST) {
+		if (is_known(e, u->dst))
+			set_reg(e, u->dst, (e->r[u->dst] & ~0xff00ULL) | (v & 0xff) << 8);
+		return;
+	}
 	if (u->dst == MEM)
 		store_opnd(e, u, u->width, v, true);
 	else
@@ -662,12 +952,13 @@ static void alu(struct swb_emu *e, const struct swb_uop *u)
 	bool cf = false, of = false, writes = u->alu != A_CMP && u->alu != A_TEST;
 
 	/* xor/sub of a register with itself is 0 whatever it held. */
-	if ((u->alu == A_XOR || u->alu == A_SUB) && u->src == u->dst && u->dst != MEM) {
+	if ((u->alu == A_XOR || u->alu == A_SUB) && u->src == u->dst && u->dst != MEM && !u->high) {
 		write_reg(e, u->dst, u->width, 0);
-		set_flags(e, 0, u->width, false, false, F_ALL);
+		set_flags(e, 0, u->width, false, false, false, F_ALL);
 		return;
 	}
-	if (!read_opnd(e, u, u->dst, u->width, &a) || !src_value(e, u, &b)) {
+	if (!read_opnd(e, u, u->dst, u->high & SWB_HIGH_DST, u->width, &a) || !src_value(e, u, &b) ||
+	    ((u->alu == A_ADC || u->alu == A_SBB) && !(e->fknown & F_CF))) {
 		if (writes)
 			forget_dst(e, u);
 		e->fknown = 0;
@@ -676,6 +967,22 @@ static void alu(struct swb_emu *e, const struct swb_uop *u)
 	a &= m;
 	b &= m;
 	switch (u->alu) {
+	case A_ADC: {
+		uint64_t c = e->flags & F_CF ? 1 : 0;
+
+		r = (a + b + c) & m;
+		cf = r < a || (c && r == a);
+		of = ((a ^ r) & (b ^ r) & sign) != 0;
+		break;
+	}
+	case A_SBB: {
+		uint64_t c = e->flags & F_CF ? 1 : 0;
+
+		r = (a - b - c) & m;
+		cf = a < b || (c && a == b);
+		of = ((a ^ b) & (a ^ r) & sign) != 0;
+		break;
+	}
 	case A_ADD:
 		r = (a + b) & m;
 		cf = r < a;
@@ -698,7 +1005,9 @@ static void alu(struct swb_emu *e, const struct swb_uop *u)
 		r = a ^ b;
 		break;
 	}
-	set_flags(e, r, u->width, cf, of, F_ALL);
+	/* AF: the carry out of bit 3 (add, sub); logic leaves it 0 */
+	set_flags(e, r, u->width, cf, of,
+		  (u->alu <= A_CMP || u->alu == A_ADC || u->alu == A_SBB) && ((a ^ b ^ r) & 0x10), F_ALL);
 	if (writes)
 		write_dst(e, u, r);
 }
@@ -706,10 +1015,16 @@ static void alu(struct swb_emu *e, const struct swb_uop *u)
 static void shift(struct swb_emu *e, const struct swb_uop *u)
 {
 	int bits = 8 * u->width;
-	unsigned n = (unsigned)u->imm & (bits == 64 ? 63 : 31);
+	bool by_cl = u->src == 1;
+	unsigned n = (unsigned)(by_cl ? e->r[1] : (uint64_t)u->imm) & (bits == 64 ? 63 : 31);
 	uint64_t m = mask_of(u->width), sign = 1ULL << (bits - 1), a, r;
 	bool cf, of;
 
+	if (by_cl && !is_known(e, 1)) {
+		forget(e, u->dst);
+		e->fknown = 0;
+		return;
+	}
 	if (!is_known(e, u->dst)) {
 		if (n)
 			e->fknown = 0;
@@ -736,15 +1051,246 @@ static void shift(struct swb_emu *e, const struct swb_uop *u)
 		of = false;
 	}
 	set_reg(e, u->dst, r);
-	set_flags(e, r, u->width, cf, of, n == 1 ? F_ALL : F_ALL & ~F_OF);
+	set_flags(e, r, u->width, cf, of, false, n == 1 ? F_ALL : F_ALL & ~F_OF);
 	if (n != 1)
 		e->fknown &= (uint8_t)~F_OF;
+}
+
+/* xchg, xadd, cmpxchg (u->kind); a memory destination is read first and
+ * written before the register, the instruction's last effect. */
+static void exchange(struct swb_emu *e, const struct swb_uop *u)
+{
+	uint64_t m = mask_of(u->width), d, s, acc, r;
+	bool known = read_opnd(e, u, u->dst, false, u->width, &d) && is_known(e, u->src);
+
+	if (u->kind == U_CMPXCHG)
+		known = known && is_known(e, 0);
+	if (!known) {
+		forget_dst(e, u);
+		forget(e, u->src);
+		if (u->kind == U_CMPXCHG)
+			forget(e, 0);
+		if (u->kind != U_XCHG)
+			e->fknown = 0;
+		return;
+	}
+	d &= m;
+	s = e->r[u->src] & m;
+	switch (u->kind) {
+	case U_XCHG:
+		write_dst(e, u, s);
+		write_reg(e, u->src, u->width, d);
+		return;
+	case U_XADD:
+		r = (d + s) & m;
+		set_flags(e, r, u->width, r < d, ((d ^ r) & (s ^ r) & (1ULL << (8 * u->width - 1))) != 0,
+			  (d ^ s ^ r) & 0x10, F_ALL);
+		write_reg(e, u->src, u->width, d);
+		write_dst(e, u, r);
+		return;
+	default:        /* cmpxchg: flags of cmp acc, dst */
+		acc = e->r[0] & m;
+		r = (acc - d) & m;
+		set_flags(e, r, u->width, acc < d, ((acc ^ d) & (acc ^ r) & (1ULL << (8 * u->width - 1))) != 0,
+			  (acc ^ d ^ r) & 0x10, F_ALL);
+		if (acc == d)
+			write_dst(e, u, s);
+		else
+			write_reg(e, 0, u->width, d);
+		return;
+	}
+}
+
+/* mul, imul (one operand), div, idiv: rdx:rax (edx:eax) and src. A
+ * division that faults (by zero, or a quotient too large) leaves rax and
+ * rdx unknown: the thread takes the fault. */
+static void mul_div_run(struct swb_emu *e, const struct swb_uop *u)
+{
+	unsigned bits = 8 * u->width;
+	uint64_t m = mask_of(u->width), s, lo, hi;
+
+	e->fknown = 0;  /* div: all flags undefined; mul: all but CF and OF */
+	if (!read_opnd(e, u, u->src, false, u->width, &s) || !is_known(e, 0) || !is_known(e, 2))
+		goto unknown;
+	s &= m;
+	if (u->id == X86_INS_MUL || u->id == X86_INS_IMUL) {
+		unsigned __int128 p;
+		bool over;
+
+		if (u->id == X86_INS_MUL) {
+			p = (unsigned __int128)(e->r[0] & m) * s;
+			over = (uint64_t)(p >> bits) != 0;
+		} else {
+			__int128 a = bits == 64 ? (int64_t)e->r[0] : (int32_t)(uint32_t)e->r[0];
+			__int128 b = bits == 64 ? (int64_t)s : (int32_t)(uint32_t)s;
+			__int128 sp = a * b;
+
+			p = (unsigned __int128)sp;
+			over = bits == 64 ? sp != (int64_t)sp : sp != (int32_t)sp;
+		}
+		lo = (uint64_t)p & m;
+		hi = (uint64_t)(p >> bits) & m;
+		e->flags = (uint8_t)((e->flags & ~(F_CF | F_OF)) | (over ? F_CF | F_OF : 0));
+		e->fknown = F_CF | F_OF;
+	} else {
+		unsigned __int128 n = ((unsigned __int128)(e->r[2] & m) << bits) | (e->r[0] & m);
+
+		if (!s)
+			goto unknown;
+		if (u->id == X86_INS_DIV) {
+			unsigned __int128 q = n / s;
+
+			if (q > m)
+				goto unknown;
+			lo = (uint64_t)q;
+			hi = (uint64_t)(n % s);
+		} else {
+			/* the dividend as a signed 2*bits-bit number (GCC converts modulo 2^128) */
+			__int128 sn = bits == 64 ? (__int128)n : (__int128)(int64_t)(uint64_t)n;
+			__int128 sd = bits == 64 ? (int64_t)s : (int32_t)(uint32_t)s;
+			__int128 q, lim = (__int128)1 << (bits - 1);
+
+			if (sd == -1 && (unsigned __int128)sn == (unsigned __int128)1 << 127)
+				goto unknown;   /* the one quotient C cannot compute either */
+			q = sn / sd;
+			if (q >= lim || q < -lim)
+				goto unknown;
+			lo = (uint64_t)q & m;
+			hi = (uint64_t)(sn % sd) & m;
+		}
+	}
+	write_reg(e, 0, u->width, lo);
+	write_reg(e, 2, u->width, hi);
+	return;
+unknown:
+	forget(e, 0);
+	forget(e, 2);
+}
+
+/* tzcnt, lzcnt, popcnt, bsf, bsr, bzhi. */
+static void bits_run(struct swb_emu *e, const struct swb_uop *u)
+{
+	unsigned bits = 8 * u->width;
+	uint64_t m = mask_of(u->width), s, r = 0, idx = 0;
+
+	if (!read_opnd(e, u, u->src, false, u->width, &s) || (u->id == X86_INS_BZHI && !is_known(e, u->index))) {
+		forget(e, u->dst);
+		e->fknown = 0;
+		return;
+	}
+	s &= m;
+	switch (u->id) {
+	case X86_INS_TZCNT:
+	case X86_INS_LZCNT:
+		if (!s)
+			r = bits;
+		else
+			r = u->id == X86_INS_TZCNT ? (uint64_t)__builtin_ctzll(s)
+						   : (uint64_t)__builtin_clzll(s) - (64 - bits);
+		/* CF: the source was 0; ZF: the result is; the rest undefined */
+		write_reg(e, u->dst, u->width, r);
+		e->flags = (uint8_t)((e->flags & ~(F_CF | F_ZF)) | (!s ? F_CF : 0) | (!r ? F_ZF : 0));
+		e->fknown = F_CF | F_ZF;
+		return;
+	case X86_INS_POPCNT:
+		/* ZF: the source was 0; the others cleared */
+		write_reg(e, u->dst, u->width, (uint64_t)__builtin_popcountll(s));
+		e->flags = !s ? F_ZF : 0;
+		e->fknown = F_ALL;
+		return;
+	case X86_INS_BSF:
+	case X86_INS_BSR:
+		if (!s) {
+			/* the destination is left as it was on the CPUs
+			 * seen, but the ISA leaves it undefined */
+			forget(e, u->dst);
+			e->fknown = 0;
+			return;
+		}
+		write_reg(e, u->dst, u->width,
+			  u->id == X86_INS_BSF ? (uint64_t)__builtin_ctzll(s) : 63 - (uint64_t)__builtin_clzll(s));
+		e->flags &= (uint8_t)~F_ZF;
+		e->fknown = F_ZF;
+		return;
+	default:        /* bzhi */
+		idx = e->r[u->index] & 0xff;
+		r = idx < bits ? s & ((1ULL << idx) - 1) : s;
+		write_reg(e, u->dst, u->width, r);
+		set_flags(e, r, u->width, idx > bits - 1, false, false, F_ALL & ~(F_AF | F_PF));
+		e->fknown &= (uint8_t)~(F_AF | F_PF);
+		return;
+	}
+}
+
+/* bt, bts, btr, btc: CF = the bit, which bts, btr and btc then change;
+ * ZF kept, the others undefined. */
+static void bit_test_run(struct swb_emu *e, const struct swb_uop *u)
+{
+	unsigned bits = 8 * u->width, n;
+	uint64_t v, bit;
+	bool writes = u->id != X86_INS_BT;
+
+	if (!read_opnd(e, u, u->dst, false, u->width, &v) || (u->src != NO_REG && !is_known(e, u->src))) {
+		if (writes)
+			forget_dst(e, u);
+		e->fknown &= F_ZF;
+		return;
+	}
+	n = (unsigned)(u->src != NO_REG ? e->r[u->src] : (uint64_t)u->imm) & (bits - 1);
+	bit = 1ULL << n;
+	e->flags = (uint8_t)((e->flags & ~F_CF) | (v & bit ? F_CF : 0));
+	e->fknown = (uint8_t)((e->fknown & F_ZF) | F_CF);
+	if (u->id == X86_INS_BTS)
+		write_dst(e, u, v | bit);
+	else if (u->id == X86_INS_BTR)
+		write_dst(e, u, v & ~bit);
+	else if (u->id == X86_INS_BTC)
+		write_dst(e, u, v ^ bit);
+}
+
+/* stos, rep stos (exact runs only: the planner forgets): rax's low width
+ * bytes to [rdi], rcx times with rep. Each chunk is written before the
+ * registers move; a chunk that fails leaves the registers, and the thread
+ * writes the same bytes again. */
+static void stos_run(struct swb_emu *e, const struct swb_uop *u)
+{
+	uint8_t buf[512];
+	uint64_t n = u->sign ? e->r[1] : 1, bytes, done = 0;
+	unsigned i;
+
+	if (e->df || n > (1u << 20) / u->width) {
+		e->fault = true;        /* backwards, or too long to be worth it */
+		return;
+	}
+	for (i = 0; i < sizeof(buf); i += u->width)
+		memcpy(buf + i, &e->r[0], u->width);
+	bytes = n * u->width;
+	while (done < bytes) {
+		unsigned k = bytes - done < sizeof(buf) ? (unsigned)(bytes - done) : (unsigned)sizeof(buf);
+
+		if (!e->io->write(e->io->arg, e->r[7] + done, buf, k)) {
+			e->fault = true;
+			return;
+		}
+		done += k;
+	}
+	e->r[7] += bytes;
+	if (u->sign)
+		e->r[1] = 0;
 }
 
 void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 {
 	uint64_t m = mask_of(u->width), v, w;
 
+	if (u->kind == U_SSE && e->io) {
+		e->fault |= !swb_sse_run(e, u);
+		return;
+	}
+	if (u->kind == U_STOS && e->io) {
+		stos_run(e, u);
+		return;
+	}
 	switch (u->kind) {
 	case U_NONE:
 		return;
@@ -755,7 +1301,7 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 			forget_dst(e, u);
 		return;
 	case U_MOVX:
-		if (!read_opnd(e, u, u->src, u->src_width, &v)) {
+		if (!read_opnd(e, u, u->src, false, u->src_width, &v)) {
 			forget(e, u->dst);
 			return;
 		}
@@ -782,7 +1328,7 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 	case U_INC:
 	case U_DEC:
 	case U_NEG:
-		if (!read_opnd(e, u, u->dst, u->width, &v)) {
+		if (!read_opnd(e, u, u->dst, false, u->width, &v)) {
 			forget_dst(e, u);
 			e->fknown &= u->kind == U_NEG ? 0 : F_CF;   /* inc/dec keep CF */
 			return;
@@ -790,12 +1336,12 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 		v &= m;
 		if (u->kind == U_NEG) {
 			w = (0 - v) & m;
-			set_flags(e, w, u->width, v != 0, v == (1ULL << (8 * u->width - 1)), F_ALL);
+			set_flags(e, w, u->width, v != 0, v == (1ULL << (8 * u->width - 1)), (v ^ w) & 0x10, F_ALL);
 		} else {
 			w = (u->kind == U_INC ? v + 1 : v - 1) & m;
 			set_flags(e, w, u->width, false,
 				  u->kind == U_INC ? w == 1ULL << (8 * u->width - 1) : v == 1ULL << (8 * u->width - 1),
-				  F_ALL & ~F_CF);
+				  (v ^ 1 ^ w) & 0x10, F_ALL & ~F_CF);
 		}
 		write_dst(e, u, w);
 		return;
@@ -806,14 +1352,27 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 		return;
 	case U_IMUL: {
 		uint64_t a;
+		bool over;
 
-		e->fknown = 0;   /* SF, ZF, PF are undefined; CF/OF rarely steer a branch */
+		e->fknown = 0;   /* SF, ZF, PF, AF are undefined */
 		if (!is_known(e, u->src) || (u->imm_is_dst && !is_known(e, u->dst))) {
 			forget(e, u->dst);
 			return;
 		}
 		a = e->r[u->src];
 		v = u->imm_is_dst ? e->r[u->dst] : (uint64_t)u->imm;
+		/* CF and OF: the signed product does not fit the destination */
+		if (u->width == 8) {
+			__int128 p = (__int128)(int64_t)a * (int64_t)v;
+
+			over = p != (int64_t)p;
+		} else {
+			int64_t p = (int64_t)(int32_t)a * (int32_t)v;
+
+			over = p != (int32_t)p;
+		}
+		e->flags = (uint8_t)((e->flags & ~(F_CF | F_OF)) | (over ? F_CF | F_OF : 0));
+		e->fknown = F_CF | F_OF;
 		set_reg(e, u->dst, (a * v) & m);
 		return;
 	}
@@ -821,7 +1380,7 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 	case U_SETCC: {
 		int t = swb_emu_jcc(e, u->cond);
 
-		if (t < 0 || (u->kind == U_CMOV && t && !read_opnd(e, u, u->src, u->width, &v)))
+		if (t < 0 || (u->kind == U_CMOV && t && !read_opnd(e, u, u->src, false, u->width, &v)))
 			forget(e, u->dst);
 		else if (u->kind == U_SETCC)
 			write_reg(e, u->dst, 1, (uint64_t)t);
@@ -833,6 +1392,32 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 			forget(e, u->dst);
 		return;
 	}
+	case U_NOT:
+		if (read_opnd(e, u, u->dst, false, u->width, &v))
+			write_dst(e, u, ~v);
+		else
+			forget_dst(e, u);
+		return;
+	case U_CQO:
+		if (is_known(e, 0))
+			write_reg(e, 2, u->width, (e->r[0] >> (8 * u->width - 1)) & 1 ? ~0ULL : 0);
+		else
+			forget(e, 2);
+		return;
+	case U_XCHG:
+	case U_XADD:
+	case U_CMPXCHG:
+		exchange(e, u);
+		return;
+	case U_MULDIV:
+		mul_div_run(e, u);
+		return;
+	case U_BITS:
+		bits_run(e, u);
+		return;
+	case U_BT:
+		bit_test_run(e, u);
+		return;
 	case U_PUSH: {
 		bool known = src_value(e, u, &v);
 
@@ -855,6 +1440,8 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 			forget(e, u->dst);
 		return;
 	}
+	case U_SSE:     /* in a plan: the planner knows nothing of xmm registers */
+	case U_STOS:
 	default:
 		/* the address is computed before the registers change */
 		if (u->mwrite == MW_OPND)
@@ -876,14 +1463,35 @@ void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r, stru
 	e->r[8] = r->r8; e->r[9] = r->r9; e->r[10] = r->r10; e->r[11] = r->r11;
 	e->r[12] = r->r12; e->r[13] = r->r13; e->r[14] = r->r14; e->r[15] = r->r15;
 	e->known = 0xffff;
-	e->flags = (uint8_t)((f & 1 ? F_CF : 0) | (f & 4 ? F_PF : 0) | (f & 0x40 ? F_ZF : 0) |
-			     (f & 0x80 ? F_SF : 0) | (f & 0x800 ? F_OF : 0));
-	e->fknown = F_ALL;
+	swb_emu_set_eflags(e, f);
+	e->df = f & 0x400;
 	e->fs_base = r->fs_base;
 	e->gs_base = r->gs_base;
 	e->mem = mem;
+	e->io = NULL;
+	e->fault = false;
 	e->mem_lost = false;
 	e->nr_stores = 0;
+}
+
+void swb_emu_set_eflags(struct swb_emu *e, uint64_t f)
+{
+	e->flags = (uint8_t)((f & 1 ? F_CF : 0) | (f & 4 ? F_PF : 0) | (f & 0x40 ? F_ZF : 0) |
+			     (f & 0x80 ? F_SF : 0) | (f & 0x800 ? F_OF : 0) | (f & 0x10 ? F_AF : 0));
+	e->fknown = F_ALL;
+}
+
+uint64_t swb_emu_eflags(const struct swb_emu *e, uint64_t base)
+{
+	static const struct { uint8_t f; uint64_t bit; } map[] = {
+		{ F_CF, 1 }, { F_PF, 4 }, { F_AF, 0x10 }, { F_ZF, 0x40 }, { F_SF, 0x80 }, { F_OF, 0x800 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (e->fknown & map[i].f)
+			base = e->flags & map[i].f ? base | map[i].bit : base & ~map[i].bit;
+	return base;
 }
 
 void swb_emu_commit(const struct swb_emu *e)
@@ -909,7 +1517,7 @@ bool swb_emu_matches(const struct swb_emu *e, const struct user_regs_struct *r)
 	for (g = 0; g < 16; g++)
 		if (is_known(e, g) && e->r[g] != real.r[g])
 			return false;
-	return ((e->flags ^ real.flags) & e->fknown) == 0;
+	return ((e->flags ^ real.flags) & e->fknown & ~F_AF) == 0;
 }
 
 bool swb_emu_reg(const struct swb_emu *e, unsigned reg, uint64_t *v)
@@ -956,7 +1564,7 @@ int swb_cond_taken(unsigned insn_id, uint64_t eflags)
 
 int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id)
 {
-	uint8_t need, f = e->flags;
+	uint8_t need;
 
 	switch (insn_id) {
 	case X86_INS_JO: case X86_INS_JNO: need = F_OF; break;
@@ -971,9 +1579,7 @@ int swb_emu_jcc(const struct swb_emu *e, unsigned insn_id)
 	}
 	if ((e->fknown & need) != need)
 		return -1;
-	/* the known flags, where the EFLAGS register keeps them */
-	return swb_cond_taken(insn_id, (f & F_CF ? 1u : 0) | (f & F_PF ? 4u : 0) | (f & F_ZF ? 0x40u : 0) |
-					       (f & F_SF ? 0x80u : 0) | (f & F_OF ? 0x800u : 0));
+	return swb_cond_taken(insn_id, swb_emu_eflags(e, 0));
 }
 
 bool swb_emu_ctl_addr(const struct swb_emu *e, const struct swb_ctl *c, uint64_t *addr)

@@ -15,12 +15,15 @@
 
 /* dst or src of a uop: its memory operand instead of a register */
 #define SWB_MEM_OPND 16
+#define SWB_HIGH_DST 1
+#define SWB_HIGH_SRC 2
 
 /* One straight-line instruction's effect on the registers and flags. */
 struct swb_uop {
 	uint8_t kind, alu, width, src_width;
 	uint8_t dst, src, base, index, scale;   /* register indexes 0-15, 0xff: none */
 	bool sign, imm_is_dst;
+	uint8_t high;           /* SWB_HIGH_*: an 8-bit operand is ah, ch, dh or bh */
 	uint16_t kill;          /* registers an unmodelled instruction writes */
 	uint16_t cond;          /* cmovcc, setcc: the jcc (capstone id) of the same condition */
 	int64_t imm;
@@ -29,6 +32,9 @@ struct swb_uop {
 	uint8_t mseg, mbase, mindex, mscale, msize;
 	bool maddr;
 	uint8_t mwrite;         /* MW_*: what an unmodelled instruction stores */
+	uint8_t len;            /* the instruction's length */
+	uint8_t sse;            /* U_SSE: which operation (sse.c) */
+	uint16_t id;            /* the capstone X86_INS_* (U_SSE, U_BITS, U_MULDIV, U_BT) */
 	int64_t mdisp;
 };
 
@@ -48,13 +54,35 @@ struct swb_store {
 
 #define SWB_MAX_STORES 32
 
+/* The machine of an exact run (emulate.c's interpreter): memory read and
+ * written in place, its copies of the process's pages, instead of mem and
+ * the path's stores, and the SSE registers, so that scalar SSE code runs
+ * too. An access that fails sets fault, and the instruction must not count. */
+struct swb_emu_io {
+	bool (*read)(void *arg, uint64_t addr, void *buf, unsigned n);
+	bool (*write)(void *arg, uint64_t addr, const void *buf, unsigned n);
+	/* Bring xmm and mxcsr from the thread (once); false when it cannot. */
+	bool (*load_sse)(void *arg);
+	void *arg;
+	uint8_t (*xmm)[64];     /* xmm0-15 in the low 16 bytes of each */
+	uint32_t *mxcsr;
+	uint16_t xmm_written;   /* registers an instruction changed */
+	bool mxcsr_written;
+};
+
 /* What is known of a thread's registers at a point of a planned path. */
 struct swb_emu {
 	uint64_t r[16];         /* rax rcx rdx rbx rsp rbp rsi rdi r8-r15 */
 	uint16_t known;         /* bit per register */
-	uint8_t flags, fknown;  /* CF PF ZF SF OF: values, and which are known */
+	/* CF PF ZF SF OF AF (SWB_EFLAGS_*, packed): values, and which are
+	 * known; AF is computed where the ISA defines it, 0 where it does not
+	 * (as libunicorn has it), and never compared with the thread's */
+	uint8_t flags, fknown;
 	uint64_t fs_base, gs_base;
 	struct swb_mem *mem;    /* memory to read; NULL: none */
+	struct swb_emu_io *io;  /* or memory read and written in place */
+	bool fault;             /* io: an access failed */
+	bool df;                /* the direction flag (string instructions) */
 	bool mem_lost;          /* a store went where the planner cannot tell */
 	int nr_stores;
 	struct swb_store stores[SWB_MAX_STORES];
@@ -66,6 +94,13 @@ bool swb_classify(csh cs, const cs_insn *in, struct swb_ctl *c);
 void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u);
 /* An instruction capstone does not decode: any register, flag or memory may change. */
 void swb_uop_unknown(struct swb_uop *u);
+/* Whether emu.c computes the uop's effect (else it only forgets). */
+bool swb_uop_modelled(const struct swb_uop *u);
+/* The memory operand op as u's (sse.c); false when its address cannot be
+ * computed (32-bit addressing, other segments). */
+bool swb_uop_mem(const cs_insn *in, const cs_x86_op *op, struct swb_uop *u);
+/* The address of u's memory operand; false when unknown. */
+bool swb_emu_addr(const struct swb_emu *e, const struct swb_uop *u, uint64_t *addr);
 /* Whether the instruction may store to its operand i (a memory operand). */
 bool swb_insn_stores_to(const cs_insn *in, int i);
 /* Whether it stores to memory its operands do not name (string stores,
@@ -87,6 +122,10 @@ bool swb_emu_ctl_addr(const struct swb_emu *e, const struct swb_ctl *c, uint64_t
 /* The thread ran the path to this state: its stores reach the memory view
  * (all of what it may have written is read again when they are not known). */
 void swb_emu_commit(const struct swb_emu *e);
+/* The EFLAGS value of base with the known flags of e in place. */
+uint64_t swb_emu_eflags(const struct swb_emu *e, uint64_t base);
+/* All six arithmetic flags of e from an EFLAGS value (vec.c's results). */
+void swb_emu_set_eflags(struct swb_emu *e, uint64_t eflags);
 /* Whether the known registers and flags agree with the thread's. */
 bool swb_emu_matches(const struct swb_emu *e, const struct user_regs_struct *r);
 /* 1 taken, 0 not, -1 unknown: a conditional jump (by capstone id) from the known flags. */

@@ -1,7 +1,9 @@
-/* emulate.c — a window computed while the thread stays stopped: libunicorn
- * (QEMU's TCG) runs the thread's code from its registers on a copy of its
- * memory; a hook at the start of every translated block reads the taken
- * branches off the block sequence.
+/* emulate.c — a window computed while the thread stays stopped, from its
+ * registers on a copy of its memory: ocrec's interpreter (emu.c's arithmetic
+ * in its exact mode) runs it as far as it computes every instruction, then
+ * libunicorn (QEMU's TCG) from the first one it does not; a hook at the
+ * start of every block libunicorn translates reads the taken branches off
+ * the block sequence.
  *
  * Memory. The emulator maps the process's pages on first use (4 KB each, our
  * buffers, with the permissions of the mapping) and keeps them: read-only
@@ -150,6 +152,10 @@ struct swb_uc {
 	 * the low 16 bytes of zmm0-15 are libunicorn's xmm0-15 */
 	struct swb_vec_cpu vec;
 	bool vec_loaded;
+	/* the interpreter's registers while it runs (vec.c's then), else NULL */
+	struct swb_emu *interp;
+	uint64_t interp_eflags; /* the thread's EFLAGS, for the flags emu.c has not */
+	uint32_t mxcsr;         /* the interpreter's, from the thread (load_fp) */
 };
 
 const char *swb_uc_why_name(enum swb_uc_why why)
@@ -503,37 +509,58 @@ static const int gpr_ids[16] = {
 	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
 };
 
+/* vec.c's general registers and flags: the interpreter's while it runs,
+ * else libunicorn's */
 static uint64_t vec_gpr(void *arg, unsigned r)
 {
+	struct swb_uc *u = arg;
 	uint64_t v = 0;
 
-	uc_reg_read(((struct swb_uc *)arg)->uc, gpr_ids[r & 15], &v);
+	if (u->interp)
+		return u->interp->r[r & 15];
+	uc_reg_read(u->uc, gpr_ids[r & 15], &v);
 	return v;
 }
 
 static void vec_set_gpr(void *arg, unsigned r, uint64_t v)
 {
-	uc_reg_write(((struct swb_uc *)arg)->uc, gpr_ids[r & 15], &v);
+	struct swb_uc *u = arg;
+
+	if (u->interp)
+		u->interp->r[r & 15] = v;
+	else
+		uc_reg_write(u->uc, gpr_ids[r & 15], &v);
 }
 
 static uint64_t vec_flags(void *arg)
 {
+	struct swb_uc *u = arg;
 	uint64_t v = 0;
 
-	uc_reg_read(((struct swb_uc *)arg)->uc, UC_X86_REG_EFLAGS, &v);
+	if (u->interp)
+		return swb_emu_eflags(u->interp, u->interp_eflags);
+	uc_reg_read(u->uc, UC_X86_REG_EFLAGS, &v);
 	return v;
 }
 
 static void vec_set_flags(void *arg, uint64_t v)
 {
-	uc_reg_write(((struct swb_uc *)arg)->uc, UC_X86_REG_EFLAGS, &v);
+	struct swb_uc *u = arg;
+
+	if (u->interp)
+		swb_emu_set_eflags(u->interp, v);
+	else
+		uc_reg_write(u->uc, UC_X86_REG_EFLAGS, &v);
 }
 
 static uint64_t vec_seg_base(void *arg, unsigned seg)
 {
+	struct swb_uc *u = arg;
 	uint64_t v = 0;
 
-	uc_reg_read(((struct swb_uc *)arg)->uc, seg == 1 ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &v);
+	if (u->interp)
+		return seg == 1 ? u->interp->fs_base : u->interp->gs_base;
+	uc_reg_read(u->uc, seg == 1 ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &v);
 	return v;
 }
 
@@ -541,7 +568,8 @@ static void vec_sync_xmm(void *arg, unsigned r)
 {
 	struct swb_uc *u = arg;
 
-	uc_reg_read(u->uc, UC_X86_REG_XMM0 + (int)r, u->vec.z[r]);
+	if (!u->interp)         /* the interpreter's are in z already */
+		uc_reg_read(u->uc, UC_X86_REG_XMM0 + (int)r, u->vec.z[r]);
 }
 
 /* The pages of [addr, addr+n), mapped (and fresh, may_access), writable
@@ -554,7 +582,7 @@ static bool vec_pages(struct swb_uc *u, uint64_t addr, unsigned n, bool write)
 	for (p = PAGE_OF(addr); p < addr + n; p += PAGE) {
 		struct upage *pg = page_get(u, p);
 
-		if (!pg && !(pg = map_page(u, p, false, true, &why)))
+		if (!pg && !(pg = map_page(u, p, false, !u->interp, &why)))
 			return false;
 		if (write && !(pg->c->perms & UC_PROT_WRITE))
 			return false;
@@ -562,18 +590,44 @@ static bool vec_pages(struct swb_uc *u, uint64_t addr, unsigned n, bool write)
 	return may_access(u, addr, n, &why);
 }
 
+/* Copy n bytes between buf and the pages at addr (mapped: vec_pages). */
+static void page_copy(struct swb_uc *u, uint64_t addr, void *buf, unsigned n, bool write)
+{
+	uint8_t *b = buf;
+
+	while (n) {
+		struct upage *pg = page_get(u, PAGE_OF(addr));
+		unsigned off = (unsigned)(addr - pg->addr), k = n < PAGE - off ? n : (unsigned)(PAGE - off);
+
+		if (write)
+			memcpy(pg->buf + off, b, k);
+		else
+			memcpy(b, pg->buf + off, k);
+		addr += k;
+		b += k;
+		n -= k;
+	}
+}
+
+/* Memory for vec.c and the interpreter: libunicorn's is the same copies. */
 static bool vec_read(void *arg, uint64_t addr, void *buf, unsigned n)
 {
 	struct swb_uc *u = arg;
 
-	return vec_pages(u, addr, n, false) && uc_mem_read(u->uc, addr, buf, n) == UC_ERR_OK;
+	if (!vec_pages(u, addr, n, false))
+		return false;
+	page_copy(u, addr, buf, n, false);
+	return true;
 }
 
 static bool vec_write(void *arg, uint64_t addr, const void *buf, unsigned n)
 {
 	struct swb_uc *u = arg;
 
-	return vec_pages(u, addr, n, true) && uc_mem_write(u->uc, addr, buf, n) == UC_ERR_OK;
+	if (!vec_pages(u, addr, n, true))
+		return false;
+	page_copy(u, addr, (void *)(uintptr_t)buf, n, true);
+	return true;
 }
 
 /* The thread's AVX state (XSAVE layout, PTRACE_GETREGSET): the upper halves
@@ -595,7 +649,10 @@ static bool load_vec(struct swb_uc *u)
 				off[c] = b;
 		offsets_read = true;
 	}
-	memset(u->vec.z, 0, sizeof(u->vec.z));
+	/* the low 16 bytes of zmm0-15 are xmm0-15, load_fp()'s */
+	for (r = 0; r < 16; r++)
+		memset(u->vec.z[r] + 16, 0, sizeof(u->vec.z[r]) - 16);
+	memset(u->vec.z[16], 0, sizeof(u->vec.z) - 16 * sizeof(u->vec.z[0]));
 	memset(u->vec.k, 0, sizeof(u->vec.k));
 	if (ptrace(PTRACE_GETREGSET, u->tid, (void *)NT_X86_XSTATE, &iov) < 0 || iov.iov_len < 576)
 		return false;
@@ -614,21 +671,22 @@ static bool load_vec(struct swb_uc *u)
 	return true;
 }
 
-/* Run the instruction under our int3 at addr with vec.c; false: it cannot
- * (*why), and nothing of it ran. */
-static bool run_vec(struct swb_uc *u, uint64_t addr, enum swb_uc_why *why)
+/* Run the instruction at addr with vec.c (*len: its length); false: it
+ * cannot (*why), and nothing of it ran. The xmm registers it writes go to
+ * libunicorn, which keeps them. */
+static bool vec_insn(struct swb_uc *u, uint64_t addr, unsigned *len, enum swb_uc_why *why)
 {
 	uint8_t code[MAX_INSN];
 	size_t n = code_bytes(u, addr, code, sizeof(code));
 	enum swb_vec_result r;
 	uint32_t written;
-	unsigned len = 0, i;
-	uint64_t next;
+	unsigned i;
 
 	*why = SWB_UC_VECTOR;
+	*len = 0;
 	if ((!u->fp_loaded && !load_fp(u)) || (!u->vec_loaded && !load_vec(u)))
 		return false;
-	r = swb_vec_run(&u->vec, addr, code, n, &len, &written);
+	r = swb_vec_run(&u->vec, addr, code, n, len, &written);
 	if (r != SWB_VEC_OK) {
 		if (r == SWB_VEC_FAULT)
 			*why = SWB_UC_MEMORY;
@@ -637,6 +695,18 @@ static bool run_vec(struct swb_uc *u, uint64_t addr, enum swb_uc_why *why)
 	for (i = 0; i < 16; i++)
 		if (written & (1u << i))
 			uc_reg_write(u->uc, UC_X86_REG_XMM0 + (int)i, u->vec.z[i]);
+	return true;
+}
+
+/* Run the instruction under our int3 at addr with vec.c; false: it cannot
+ * (*why), and nothing of it ran. */
+static bool run_vec(struct swb_uc *u, uint64_t addr, enum swb_uc_why *why)
+{
+	unsigned len;
+	uint64_t next;
+
+	if (!vec_insn(u, addr, &len, why))
+		return false;
 	next = addr + len;
 	uc_reg_write(u->uc, UC_X86_REG_RIP, &next);
 	u->out->insns++;
@@ -683,9 +753,12 @@ static bool load_fp(struct swb_uc *u)
 
 	if (ptrace(PTRACE_GETFPREGS, u->tid, NULL, &fp) < 0)
 		return false;
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 16; i++) {
 		vals[i] = &fp.xmm_space[4 * i];
+		memcpy(u->vec.z[i], &fp.xmm_space[4 * i], 16);
+	}
 	mxcsr = fp.mxcsr;
+	u->mxcsr = fp.mxcsr;
 	vals[16] = &mxcsr;
 	u->fp_loaded = uc_reg_write_batch(u->uc, (int *)ids, vals, (int)ARRAY_SIZE(ids)) == UC_ERR_OK;
 	return u->fp_loaded;
@@ -976,6 +1049,226 @@ static void on_block(uc_engine *uc, uint64_t b, uint32_t size, void *arg)
 	u->out->insns += tb->icount;
 }
 
+/* --- the interpreter --- */
+
+/* Most of a window is integer code that emu.c's arithmetic computes
+ * exactly: it runs first, over decode.c's runs (decoded once per process),
+ * on the same copies of the pages that libunicorn maps, with no
+ * translation. At the first instruction it does not compute exactly
+ * (legacy SSE, x87, string instructions, a flag it lacks...) libunicorn
+ * takes over with its registers and goes on to the window's end. */
+
+static bool interpreter_wanted(void)
+{
+	static int wanted = -1;
+
+	if (wanted < 0) {
+		const char *env = getenv("OCREC_SAMPLER_INTERPRETER");
+
+		wanted = !env || strcmp(env, "0") != 0;
+	}
+	return wanted;
+}
+
+static bool load_sse(void *arg)
+{
+	struct swb_uc *u = arg;
+
+	return u->fp_loaded || load_fp(u);
+}
+
+/* The SSE registers the interpreter changed, to libunicorn. */
+static bool write_sse(struct swb_uc *u, const struct swb_emu_io *io)
+{
+	uint64_t mxcsr = u->mxcsr;
+	int r;
+
+	for (r = 0; r < 16; r++)
+		if ((io->xmm_written >> r & 1) && uc_reg_write(u->uc, UC_X86_REG_XMM0 + r, u->vec.z[r]) != UC_ERR_OK)
+			return false;
+	return !io->mxcsr_written || uc_reg_write(u->uc, UC_X86_REG_MXCSR, &mxcsr) == UC_ERR_OK;
+}
+
+/* Whether [b, end) is code libunicorn would run (executable, as map_page()
+ * would map it); decode.c reads it from the thread, so it need not be
+ * mapped into libunicorn unless libunicorn takes over. */
+static bool code_runs(struct swb_uc *u, uint64_t b, uint64_t end)
+{
+	const struct swb_area *a = swb_mem_area(u->mem, b);
+
+	while (a && a->read && !a->volatile_data && (perms_of(a) & UC_PROT_EXEC)) {
+		if (a->end >= end)
+			return true;
+		a = swb_mem_area(u->mem, a->end);
+	}
+	return false;
+}
+
+/* Map the code at [ip, ip+len) into the emulator, as a fetch would. */
+static bool code_mapped(struct swb_uc *u, uint64_t ip, unsigned len)
+{
+	enum swb_uc_why why;
+	uint64_t p;
+
+	for (p = PAGE_OF(ip); p < ip + len; p += PAGE)
+		if (!page_get(u, p) && !map_page(u, p, true, false, &why))
+			return false;
+	return true;
+}
+
+/* The registers and flags an instruction may change, kept to undo it. */
+struct undo {
+	uint64_t r[16];
+	uint8_t flags, fknown;
+};
+
+static void save(const struct swb_emu *e, struct undo *s)
+{
+	memcpy(s->r, e->r, sizeof(s->r));
+	s->flags = e->flags;
+	s->fknown = e->fknown;
+}
+
+/* Undo an instruction: its one store is its last effect, and a store
+ * that failed wrote nothing. */
+static void undo(struct swb_emu *e, const struct undo *s)
+{
+	memcpy(e->r, s->r, sizeof(e->r));
+	e->flags = s->flags;
+	e->fknown = s->fknown;
+	e->known = 0xffff;
+	e->fault = e->mem_lost = false;
+}
+
+/* Whether what the instruction did is exact; if not, it is undone. */
+static bool exact(struct swb_emu *e, const struct undo *s)
+{
+	if (e->known == 0xffff && !e->fault && !e->mem_lost)
+		return true;
+	undo(e, s);
+	return false;
+}
+
+/* One straight-line instruction at ip; false when libunicorn must run it. */
+static bool interpret_insn(struct swb_uc *u, struct swb_emu *e, const struct swb_uop *op, uint64_t ip)
+{
+	uint8_t code[MAX_INSN];
+	enum swb_uc_why why;
+	struct undo s;
+	unsigned len;
+
+	if (swb_uop_modelled(op)) {
+		save(e, &s);
+		swb_emu_apply(e, op);
+		return exact(e, &s);
+	}
+	/* AVX and AVX-512 (glibc's string functions): vec.c, as under libunicorn,
+	 * reading the code from the emulator's copy */
+	if (!code_mapped(u, ip, op->len) || !vex_prefixed(code, code_bytes(u, ip, code, sizeof(code))))
+		return false;
+	save(e, &s);
+	if (vec_insn(u, ip, &len, &why) && len == op->len)
+		return true;
+	undo(e, &s);
+	return false;
+}
+
+/* The control instruction ending a run; false when libunicorn must run it. */
+static bool interpret_ctl(struct swb_uc *u, struct swb_emu *e, const struct swb_ctl *c, uint64_t *ip)
+{
+	uint64_t to = c->next, a;
+	struct undo s;
+	int t;
+
+	save(e, &s);
+	switch (c->kind) {
+	case SWB_JCC:
+		if ((t = swb_emu_jcc(e, c->insn_id)) < 0)
+			return false;       /* jrcxz, loop, or a flag the ISA leaves undefined */
+		if (!t) {
+			*ip = c->next;      /* not a branch of the window */
+			return true;
+		}
+		to = c->target;
+		break;
+	case SWB_JMP:
+		to = c->target;
+		break;
+	case SWB_CALL:
+		swb_emu_ctl(e, c);
+		to = c->target;
+		break;
+	case SWB_JMP_IND:
+	case SWB_CALL_IND:
+		if (c->op_mem ? !swb_emu_ctl_addr(e, c, &a) || !swb_emu_load(e, a, 8, &to)
+			      : !swb_emu_reg(e, c->reg, &to)) {
+			undo(e, &s);
+			return false;
+		}
+		swb_emu_ctl(e, c);
+		break;
+	case SWB_RET:
+		if (c->ret_imm || !swb_emu_load(e, e->r[4], 8, &to)) {
+			undo(e, &s);
+			return false;
+		}
+		swb_emu_ctl(e, c);
+		break;
+	default:
+		return false;
+	}
+	if (!exact(e, &s))
+		return false;
+	add_branch(u, c->addr, to, swb_perf_type(c->kind));
+	*ip = to;
+	return true;
+}
+
+/* Run the window from *ip as far as the interpreter can: true when it ended
+ * there (u->why, u->stop_at), false when libunicorn goes on at *ip with
+ * e's registers. */
+static bool interpret(struct swb_uc *u, struct swb_emu *e, uint64_t *ip)
+{
+	const struct swb_uc_goal *g = u->g;
+	struct swb_uc_out *o = u->out;
+
+	for (;;) {
+		const struct swb_ctl *c = swb_decode_run(u->sp, u->tid, *ip);
+		bool at_p0 = g->seek && g->p0 >= *ip && g->p0 < c->next;
+		int i;
+
+		/* as on_block() at a block's start */
+		if (swb_window_ends(g->depth, g->seek, g->taken + (uint64_t)o->nr, at_p0)) {
+			u->why = SWB_UC_DONE;
+			u->stop_at = at_p0 ? g->p0 : *ip;
+			return true;
+		}
+		if (++u->blocks > MAX_BLOCKS) {
+			u->why = SWB_UC_LIMIT;
+			u->stop_at = *ip;
+			return true;
+		}
+		if (!code_runs(u, *ip, c->next))
+			return false;
+		for (i = 0; i < c->nr_uops; i++) {
+			if (!interpret_insn(u, e, &c->uops[i], *ip))
+				return false;
+			*ip += c->uops[i].len;
+			o->insns++;
+			o->interpreted++;
+		}
+		if (o->nr == o->cap) {
+			u->why = SWB_UC_LIMIT;
+			u->stop_at = c->addr;
+			return true;
+		}
+		if (!interpret_ctl(u, e, c, ip))
+			return false;
+		o->insns++;
+		o->interpreted++;
+	}
+}
+
 /* --- the engine --- */
 
 /* An ended process's engine, kept by swb_uc_free() for the next process. */
@@ -1191,7 +1484,9 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 		struct swb_uc_out *out)
 {
 	uint64_t start = regs->rip;
+	struct user_regs_struct resume;
 	uc_err err = UC_ERR_OK;
+	bool done;
 	int i;
 
 	out->nr = 0;
@@ -1217,6 +1512,40 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 	u->vec_loaded = false;
 	u->why = SWB_UC_INSN;
 	u->stop_at = start;
+	out->interpreted = 0;
+	if (interpreter_wanted()) {
+		struct swb_emu_io io = { vec_read, vec_write, load_sse, u, u->vec.z, &u->mxcsr, 0, false };
+		struct swb_emu e;
+
+		swb_emu_from_regs(&e, regs, NULL);
+		e.io = &io;
+		u->interp = &e;
+		u->interp_eflags = regs->eflags;
+		done = interpret(u, &e, &start);
+		u->interp = NULL;
+		if (done) {
+			out->why = u->why;
+			out->ip = u->stop_at;
+			return;
+		}
+		/* libunicorn goes on where the interpreter stopped */
+		if (!write_sse(u, &io)) {
+			out->why = SWB_UC_INSN;
+			out->ip = start;
+			return;
+		}
+		resume = *regs;
+		resume.rax = e.r[0]; resume.rcx = e.r[1]; resume.rdx = e.r[2]; resume.rbx = e.r[3];
+		resume.rsp = e.r[4]; resume.rbp = e.r[5]; resume.rsi = e.r[6]; resume.rdi = e.r[7];
+		resume.r8 = e.r[8]; resume.r9 = e.r[9]; resume.r10 = e.r[10]; resume.r11 = e.r[11];
+		resume.r12 = e.r[12]; resume.r13 = e.r[13]; resume.r14 = e.r[14]; resume.r15 = e.r[15];
+		resume.eflags = swb_emu_eflags(&e, regs->eflags);
+		resume.rip = start;
+		regs = &resume;
+		u->tb_start = start;
+		u->tb_nr = out->nr;
+		u->stop_at = start;
+	}
 	if (!load_regs(u, regs)) {
 		out->why = SWB_UC_INSN;
 		out->ip = start;

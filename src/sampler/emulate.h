@@ -1,8 +1,9 @@
 /* emulate.h — a window computed while the thread stays stopped (emulate.c):
- * libunicorn (loaded on first use) runs the thread's code from its registers
- * on a copy of its memory, and the taken branches are read off the blocks it
- * runs. The window engine (trace.c) falls back to following the thread with
- * ptrace from wherever emulation had to stop (swb_uc_why). */
+ * ocrec's interpreter, then libunicorn (loaded on first use), run the
+ * thread's code from its registers on a copy of its memory, and the taken
+ * branches are read off what they run. The window engine (trace.c) falls
+ * back to following the thread with ptrace from wherever emulation had to
+ * stop (swb_uc_why). */
 #ifndef OCREC_SAMPLER_EMULATE_H
 #define OCREC_SAMPLER_EMULATE_H
 
@@ -48,6 +49,7 @@ struct swb_uc_out {
 	                         * emulation stopped before, reached after the nr branches */
 	enum swb_uc_why why;
 	uint64_t insns;         /* instructions emulated */
+	uint64_t interpreted;   /* of them, by ocrec's interpreter (before libunicorn) */
 };
 
 /* Emulate tid (in a ptrace-stop, registers regs) until the window is done or

@@ -1517,8 +1517,8 @@ static void print_summary(const struct session *s)
 	else
 		sb_puts(&how, "PTRACE_INTERRUPT");
 	if (t->emulating) {
-		sb_printf(&sb, "instructions %" PRIu64 " emulated and about %" PRIu64 " followed, emulation stopped early",
-			  t->emulated_insns, t->followed_insns);
+		sb_printf(&sb, "instructions %" PRIu64 " emulated (%" PRIu64 " of them interpreted) and about %" PRIu64
+			  " followed, emulation stopped early", t->emulated_insns, t->interpreted_insns, t->followed_insns);
 		for (k = 1; k < SWB_UC_NR; k++)
 			if (t->fallbacks[k]) {
 				sb_printf(&sb, "%s%s %" PRIu64, early ? ", " : ": ", swb_uc_why_name((enum swb_uc_why)k),

@@ -200,6 +200,7 @@ struct swb_tracer {
 	bool no_emulation, finish, verify;
 	bool emulating;         /* a window was emulated */
 	uint64_t emulated_insns, followed_insns;        /* about, for the latter */
+	uint64_t interpreted_insns;     /* of the emulated, by ocrec's own interpreter */
 	uint64_t fallbacks[SWB_UC_NR];  /* emulation stopped early, by why */
 	uint64_t diverged;
 	bool spawned;           /* internal: the window's thread made a thread */

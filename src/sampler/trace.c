@@ -1674,6 +1674,7 @@ static enum round_result emulated_part(struct follow *f, struct swb_uc *u, bool 
 	*again = false;
 	swb_uc_run(u, f->tid, &f->regs, &g, &o);
 	t->emulated_insns += o.insns;
+	t->interpreted_insns += o.interpreted;
 	if (signal_pending(f->tid)) {
 		/* the next round delivers it; emulation may go on from the handler */
 		t->fallbacks[SWB_UC_SIGNAL]++;

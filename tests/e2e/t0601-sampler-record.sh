@@ -231,7 +231,7 @@ check_match "fork and exec: windows in both programs" ' div .* loop |loop .* div
 # why emulation stopped early, by reason, and the windows followed while
 # libunicorn was still loading (when there were some).
 check_match "-v: the sampler's summary line" \
-	'software branch sampler: [0-9]+ windows of [0-9]+ timer samples .*, [0-9]+\.[0-9]{2} stops a window \([0-9]+ at (int3|debug registers), [0-9]+ single-steps\), (instructions [0-9]+ emulated and about [0-9]+ followed, emulation stopped early( never|: [a-z ]+ [0-9]+(, [a-z ]+ [0-9]+)*)(, [0-9]+ windows followed while libunicorn loaded)?, [0-9]+ emulators? for [0-9]+ process(es)?;|not emulated)' \
+	'software branch sampler: [0-9]+ windows of [0-9]+ timer samples .*, [0-9]+\.[0-9]{2} stops a window \([0-9]+ at (int3|debug registers), [0-9]+ single-steps\), (instructions [0-9]+ emulated \([0-9]+ of them interpreted\) and about [0-9]+ followed, emulation stopped early( never|: [a-z ]+ [0-9]+(, [a-z ]+ [0-9]+)*)(, [0-9]+ windows followed while libunicorn loaded)?, [0-9]+ emulators? for [0-9]+ process(es)?;|not emulated)' \
 	"$(grep 'software branch sampler:' fork.err)"
 # A group-stop stays a stop until SIGCONT, as without ocrec.
 rm -f stopped.pid
