@@ -68,9 +68,6 @@
 #define CODE_CHUNK (64ULL << 10)
 _Static_assert(CHUNK <= SWB_POOL_MAX, "a chunk's buffer comes from the pool");
 
-/* The buffers swb_uc_prefault() faults in ahead: gawk's windows
- * (bench/sampler.sh) take 4 MB of them, touching some 600 pages. */
-#define PREFAULT (16UL << 20)
 
 /* A piece of one mapping of the process, mapped into the emulator. */
 struct uchunk {
@@ -1372,15 +1369,13 @@ unsigned swb_uc_processes(void)
 	return emulated;
 }
 
-void swb_uc_prefault(void)
+void swb_uc_no_huge_pages(void)
 {
-	swb_pool_prefault(PREFAULT);
-	/* The tracer's memory without transparent huge pages from now on:
-	 * libunicorn asks for them over its 1 GB translation buffer
+	/* libunicorn asks for them over its 1 GB translation buffer
 	 * (MADV_HUGEPAGE), where a fault then zeroes 2 MB to hold a few KB of
 	 * code, with a window's thread stopped (several ms of a recording, 2
-	 * runs in 6 of mawk at 1 kHz). The pool's huge pages, faulted in above,
-	 * stay. The workload, forked before, keeps its own setting. */
+	 * runs in 6 of mawk at 1 kHz). The workload, forked before, keeps its
+	 * own setting. */
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 }
 

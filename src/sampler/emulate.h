@@ -19,10 +19,9 @@
 struct swb_uc;
 /* NULL (oc_err) when libunicorn cannot be loaded or started. */
 struct swb_uc *swb_uc_new(struct swb_space *sp);
-/* Before the first window, once: fault in buffers for the processes' pages
- * (pool.h; 16 MB in huge pages, 1-3 ms here, against some 15 us a page
- * touched in a window) and turn the tracer's transparent huge pages off. */
-void swb_uc_prefault(void);
+/* Before the first window, once: the tracer's memory without transparent
+ * huge pages from now on. */
+void swb_uc_no_huge_pages(void);
 /* Engines opened, and processes (or images, after exec) emulated, so far:
  * an ended one's engine goes to the next. */
 unsigned swb_uc_started(void);

@@ -10,7 +10,6 @@
 #include "util/util.h"
 
 #define PAGE 4096UL
-#define HUGE (2UL << 20)
 #define REGION (64UL << 20)
 #define CLASSES 9               /* 4 KB .. 1 MB */
 
@@ -31,35 +30,19 @@ static unsigned class_of(size_t size)
 	return c;
 }
 
-/* A new region in use, aligned to a huge page, marked as advice says; false
- * when there is no room. */
-static bool new_region(int advice)
+/* A new region in use; false when there is no room. Its pages are not huge
+ * ones (the tracer's transparent huge pages may be on): a huge page would
+ * be zeroed with a window's thread stopped. */
+static bool new_region(void)
 {
-	uint8_t *p = mmap(NULL, REGION + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			  -1, 0);
-	uint8_t *start;
+	uint8_t *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return false;
-	start = (uint8_t *)(((uintptr_t)p + HUGE - 1) & ~(HUGE - 1));
-	if (start > p)
-		munmap(p, start - p);
-	munmap(start + REGION, p + HUGE - start);
-	madvise(start, REGION, advice);
-	pool.next = start;
-	pool.end = start + REGION;
+	madvise(p, REGION, MADV_NOHUGEPAGE);
+	pool.next = p;
+	pool.end = p + REGION;
 	return true;
-}
-
-void swb_pool_prefault(size_t size)
-{
-	size_t off;
-
-	/* without transparent huge pages, a plain page each 2 MB */
-	if (!new_region(MADV_HUGEPAGE))
-		return;
-	for (off = 0; off < size && off < REGION; off += HUGE)
-		pool.next[off] = 0;
 }
 
 void *swb_pool_get(size_t size)
@@ -72,10 +55,8 @@ void *swb_pool_get(size_t size)
 		return NULL;
 	if (pool.free[c].n)
 		return pool.free[c].bufs[--pool.free[c].n];
-	/* the rest of the region left stays unused; a huge page in a new one
-	 * would be zeroed with a window's thread stopped (where THP is "always"
-	 * and still on for the tracer) */
-	if ((size_t)(pool.end - pool.next) < span && !new_region(MADV_NOHUGEPAGE))
+	/* the rest of the region left stays unused */
+	if ((size_t)(pool.end - pool.next) < span && !new_region())
 		return NULL;
 	buf = pool.next;
 	pool.next += span;

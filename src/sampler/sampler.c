@@ -1613,9 +1613,8 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 		goto out;
 	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
 	s.tracer.no_emulation = preloading && swb_emulation_wanted();
-	/* while the libraries load, before the workload runs */
 	if (swb_emulation_wanted())
-		swb_uc_prefault();
+		swb_uc_no_huge_pages();
 	/* Its probe's first debug register waits for an RCU grace period (the
 	 * kernel's first task-bound perf event does, 5 to 22 ms here), which
 	 * the timers would wait for otherwise: the libraries load meanwhile.
