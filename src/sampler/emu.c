@@ -554,17 +554,6 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		u->kind = U_CQO;
 		u->width = in->id == X86_INS_CWD ? 2 : in->id == X86_INS_CDQ ? 4 : 8;
 		return;
-	case X86_INS_NOT:
-		if (x->op_count != 1)
-			return;
-		if (d == NO_REG) {
-			if (!use_mem(in, o0, u))
-				return;
-			u->dst = MEM;
-			u->width = o0->size;
-		}
-		u->kind = U_NOT;
-		return;
 	case X86_INS_XCHG:
 	case X86_INS_XADD:
 	case X86_INS_CMPXCHG:
@@ -651,6 +640,7 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	case X86_INS_INC:
 	case X86_INS_DEC:
 	case X86_INS_NEG:
+	case X86_INS_NOT:
 		if (x->op_count != 1)
 			return;
 		if (d == NO_REG) {
@@ -659,7 +649,7 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 			u->dst = MEM;
 			u->width = o0->size;
 		}
-		u->kind = in->id == X86_INS_INC ? U_INC : in->id == X86_INS_DEC ? U_DEC : U_NEG;
+		u->kind = in->id == X86_INS_INC ? U_INC : in->id == X86_INS_DEC ? U_DEC : in->id == X86_INS_NEG ? U_NEG : U_NOT;
 		return;
 	case X86_INS_SHL:
 	case X86_INS_SHR:
