@@ -1,13 +1,15 @@
 # The software branch sampler's engine is exact: back-to-back windows of N taken
 # branches list the very branches a full single-step trace of the same run
 # lists, in order (programs with known control flow: jump table, recursion,
-# indirect calls, loops, signals, branches on memory). Windows are emulated
-# (libunicorn) and followed with breakpoints and decoding from where emulation
+# indirect calls, loops, signals, branches on memory, hand-overs from the
+# interpreter to libunicorn). Windows are emulated (ocrec's interpreter, then
+# libunicorn) and followed with breakpoints and decoding from where emulation
 # stops, the emulated branches guiding the plans; the helper then follows the
 # thread to each window's end without them and prints the emulated branches,
 # so that the full trace judges emulation. The follower alone (without
-# libunicorn, or OCREC_SAMPLER_EMULATION=0) and verify mode (every emulated
-# part followed without the emulated branches) are checked too.
+# libunicorn, or OCREC_SAMPLER_EMULATION=0), libunicorn alone
+# (OCREC_SAMPLER_INTERPRETER=0) and verify mode (every emulated part followed
+# without the emulated branches) are checked too.
 . "$(dirname "$0")/../lib.sh"
 HELPER=$BUILD/tests/helpers/sampler-trace
 PROGS=$ROOT/tests/progs
@@ -25,6 +27,7 @@ cc_prog div "$PROGS/div.c" -DITERS=1000 $static
 cc_prog signal "$PROGS/sampler-signal.c" $static
 cc_prog memory "$PROGS/sampler-memory.c" $static
 cc_prog int3 "$PROGS/sampler-int3.c" $static
+cc_prog handover "$PROGS/sampler-handover.c" $static
 
 # Trace from main on (the C start-up code is long to single-step); the
 # address is fixed in a static program run without address randomization.
@@ -69,7 +72,13 @@ exact() {
 		windows "$_n" "windows of $depth ($leaves leaves)" $depth --leaves $leaves $_start -- "$@"
 	done
 	if [ -n "$unicorn" ]; then
-		check_match "$_n: windows of 32: emulated" '^emulated [1-9]' "$(tail -n 2 "$TMP/$_n.err" | head -n 1)"
+		check_match "$_n: windows of 32: emulated, interpreted" '^emulated [1-9][0-9]* interpreted [1-9]' \
+			"$(tail -n 2 "$TMP/$_n.err" | head -n 1)"
+		export OCREC_SAMPLER_INTERPRETER=0
+		windows "$_n" "windows of 32, libunicorn alone" 32 $_start -- "$@"
+		unset OCREC_SAMPLER_INTERPRETER
+		check_match "$_n: windows of 32, libunicorn alone: emulated, nothing interpreted" \
+			'^emulated [1-9][0-9]* interpreted 0 ' "$(tail -n 2 "$TMP/$_n.err" | head -n 1)"
 		windows "$_n" "windows of 32, verify" 32 --verify $_start -- "$@"
 		windows "$_n" "windows of 32, followed alone" 32 --follow $_start -- "$@"
 		check_match "$_n: windows of 32, followed alone: nothing emulated" '^emulated 0 ' \
@@ -88,6 +97,14 @@ exact memory "$TMP/memory" 20
 exact int3 "$TMP/int3" 50
 check_eq "int3: the program's own traps are delivered (exit 0)" "exit 0" "$(tail -n 1 "$TMP/int3.full")"
 check_eq "int3: and so they are between windows" "exit 0" "$(tail -n 1 "$TMP/int3.win")"
+# windows the interpreter starts and libunicorn (or, at x87, the follower)
+# finishes, with its registers, flags and xmm values
+exact handover "$TMP/handover" 300
+if [ -n "$unicorn" ]; then
+	windows handover "windows of 32 once more" 32 $(start_of "$TMP/handover") -- "$TMP/handover" 300
+	check "handover: the interpreter ran part of the windows, libunicorn the rest" awk \
+		'/^emulated / { exit !($2 > $4 && $4 > 0) }' "$TMP/handover.err"
+fi
 
 # A loaded machine: the program waits for a CPU (here at idle priority beside
 # a busy loop on its CPU; the helper unstarves itself) far longer than the

@@ -165,8 +165,8 @@ int main(int argc, char **argv)
 	}
 	printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	fprintf(stderr, "breakpoints: %s\n", swb_breakpoints_name(t.bp ? t.bp : swb_breakpoints()));
-	fprintf(stderr, "emulated %" PRIu64 " followed %" PRIu64 " instructions; emulation stopped at:",
-		t.emulated_insns, t.followed_insns);
+	fprintf(stderr, "emulated %" PRIu64 " interpreted %" PRIu64 " followed %" PRIu64
+		" instructions; emulation stopped at:", t.emulated_insns, t.interpreted_insns, t.followed_insns);
 	for (i = 1; i < SWB_UC_NR; i++)
 		fprintf(stderr, " %s %" PRIu64, swb_uc_why_name((enum swb_uc_why)i), t.fallbacks[i]);
 	fprintf(stderr, "\nwindows %" PRIu64 " stops %" PRIu64 " steps %" PRIu64 " restarts %" PRIu64
