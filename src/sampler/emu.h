@@ -74,7 +74,7 @@ struct swb_emu_io {
 struct swb_emu {
 	uint64_t r[16];         /* rax rcx rdx rbx rsp rbp rsi rdi r8-r15 */
 	uint16_t known;         /* bit per register */
-	/* CF PF ZF SF OF AF (SWB_EFLAGS_*, packed): values, and which are
+	/* CF PF ZF SF OF AF (a bit each, emu.c's F_*): values, and which are
 	 * known; AF is computed where the ISA defines it, 0 where it does not
 	 * (as libunicorn has it), and never compared with the thread's */
 	uint8_t flags, fknown;
