@@ -23,7 +23,8 @@
 # sys of ocrec and the program: the time spent waiting for a core on a busy
 # machine is left out), windows and ptrace stops per window (from ocrec's -v
 # line), and the cost of a window: the extra wall and CPU time over the plain
-# run, divided by the windows.
+# run, divided by the windows. First, the fixed cost: ocrec recording `true`,
+# against `true` alone (the part of every ratio that no window adds).
 #
 # gawk is bench/autofdo-gawk.sh's build when present (GAWK=path picks
 # another), else the system's.
@@ -109,6 +110,17 @@ def run(cmd, freq, env, recorder):
     if recorder and not m:
         sys.exit(f"bench/sampler.sh: no sampler summary from {' '.join(cmd)}:\n{err}")
     return wall, ru.ru_utime + ru.ru_stime, m
+
+# What a recording costs whatever the program does (ocrec's start, the debug
+# register probe, the libraries, the file and the build-ids at the end): the
+# part of each ratio below that no window adds, larger on shorter programs.
+fixed = {"plain": [], "ocrec": []}
+for r in range(2 * rounds + 1):
+    fixed["plain"].append(run(["true"], 0, {}, None)[0])
+    fixed["ocrec"].append(run(["true"], 1000, {}, "ocrec")[0])
+f_plain, f_ocrec = (statistics.median(fixed[k]) for k in ("plain", "ocrec"))
+print(f"fixed cost: ocrec record -b of true {f_ocrec * 1e3:.1f} ms, true alone {f_plain * 1e3:.1f} ms "
+      f"({2 * rounds + 1} runs each, medians)")
 
 for name, cmd in programs:
     res = {c[0]: [] for c in configs}
