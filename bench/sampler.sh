@@ -23,8 +23,10 @@
 # sys of ocrec and the program: the time spent waiting for a core on a busy
 # machine is left out), windows and ptrace stops per window (from ocrec's -v
 # line), and the cost of a window: the extra wall and CPU time over the plain
-# run, divided by the windows. First, the fixed cost: ocrec recording `true`,
-# against `true` alone (the part of every ratio that no window adds).
+# run, divided by the windows. First, the fixed cost: ocrec recording `sleep
+# 0.05` (no windows: it sleeps; long enough for the libraries to load, which a
+# recording that ends sooner waits for), against `sleep 0.05` alone: the part
+# of every ratio that no window adds.
 #
 # gawk is bench/autofdo-gawk.sh's build when present (GAWK=path picks
 # another), else the system's.
@@ -116,11 +118,11 @@ def run(cmd, freq, env, recorder):
 # part of each ratio below that no window adds, larger on shorter programs.
 fixed = {"plain": [], "ocrec": []}
 for r in range(2 * rounds + 1):
-    fixed["plain"].append(run(["true"], 0, {}, None)[0])
-    fixed["ocrec"].append(run(["true"], 1000, {}, "ocrec")[0])
+    fixed["plain"].append(run(["sleep", "0.05"], 0, {}, None)[0])
+    fixed["ocrec"].append(run(["sleep", "0.05"], 1000, {}, "ocrec")[0])
 f_plain, f_ocrec = (statistics.median(fixed[k]) for k in ("plain", "ocrec"))
-print(f"fixed cost: ocrec record -b of true {f_ocrec * 1e3:.1f} ms, true alone {f_plain * 1e3:.1f} ms "
-      f"({2 * rounds + 1} runs each, medians)")
+print(f"fixed cost: ocrec record -b of sleep 0.05 takes {(f_ocrec - f_plain) * 1e3:.1f} ms more than "
+      f"sleep 0.05 alone ({f_plain * 1e3:.1f} ms; {2 * rounds + 1} runs each, medians)")
 
 for name, cmd in programs:
     res = {c[0]: [] for c in configs}
