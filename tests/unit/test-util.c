@@ -1,5 +1,7 @@
 /* Unit tests for src/util: strings, numbers, atomic files, /proc readers. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -23,6 +25,36 @@ static int find_own(const struct proc_map *m, void *arg)
 	if (w->stack >= m->start && w->stack < m->end)
 		w->stack_named = !strcmp(m->name, "[stack]");
 	return 0;
+}
+
+/* Every mapping, and the anonymous one at anon. */
+struct count {
+	int calls;
+	uint64_t anon;
+	bool anon_ok;
+};
+
+static int count_maps(const struct proc_map *m, void *arg)
+{
+	struct count *c = arg;
+
+	c->calls++;
+	if (m->start == c->anon)
+		c->anon_ok = m->end == c->anon + 4096 && !strcmp(m->perms, "r--p") && !m->pgoff && !m->ino &&
+			     !m->maj && !m->min && !strcmp(m->name, "");
+	return 0;
+}
+
+static int maps_lines(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int c, n = 0;
+
+	while (f && (c = getc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
 }
 
 static int stop_at_first(const struct proc_map *m, void *arg)
@@ -51,6 +83,17 @@ static void test_procfs(void)
 	CHECK(!strcmp(w.code_perms, "r-xp") && !strcmp(w.code_name, exe),
 	      "proc_maps: this code is mapped r-xp from the executable");
 	CHECK(w.stack_named, "proc_maps: this stack variable is in [stack]");
+	{
+		/* read-only: the kernel does not merge it with a neighbour */
+		void *anon = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct count c = { 0, (uint64_t)(uintptr_t)anon, false };
+		int lines;
+
+		CHECK(anon != MAP_FAILED && proc_maps(getpid(), count_maps, &c) == 0 && (lines = maps_lines()) > 0 &&
+		      c.calls == lines && c.anon_ok,
+		      "proc_maps reports every line, an anonymous mapping with no name, offset or inode");
+		munmap(anon, 4096);
+	}
 	CHECK(proc_maps(getpid(), stop_at_first, &calls) == 7 && calls == 1, "proc_maps stops at fn's non-zero result");
 	CHECK(proc_maps(999999999, find_own, &w) < 0 && strstr(oc_errmsg(), "/proc/999999999/maps"),
 	      "proc_maps of a missing process fails naming the file");
