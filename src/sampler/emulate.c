@@ -77,6 +77,7 @@ struct uchunk {
 	bool stable;            /* private and read-only: read once, when mapped */
 	bool in_hook;           /* code mapped from inside a hook: its blocks go by a full flush */
 	bool ran;               /* blocks of it were translated */
+	bool in_uc;             /* mapped into libunicorn (only once it runs there) */
 	bool dropped;
 	size_t pages;           /* pages that point to it */
 };
@@ -149,6 +150,8 @@ struct swb_uc {
 	 * the low 16 bytes of zmm0-15 are libunicorn's xmm0-15 */
 	struct swb_vec_cpu vec;
 	bool vec_loaded;
+	/* libunicorn runs this window: new chunks are mapped into it at once */
+	bool uc_live;
 	/* the interpreter's registers while it runs (vec.c's then), else NULL */
 	struct swb_emu *interp;
 	uint64_t interp_eflags; /* the thread's EFLAGS, for the flags emu.c has not */
@@ -215,6 +218,21 @@ static uint32_t perms_of(const struct swb_area *a)
 	       (a->exec && !a->write && !a->shared ? UC_PROT_EXEC : 0);
 }
 
+/* Map chunk c into libunicorn. Done only when libunicorn runs a window:
+ * most windows end in the interpreter, which reads the chunks' buffers
+ * itself, and each mapping costs libunicorn about 200,000 instructions,
+ * and as much again to unmap. */
+static bool chunk_in_uc(struct swb_uc *u, struct uchunk *c, bool in_hook)
+{
+	if (c->in_uc)
+		return true;
+	if (uc_mem_map_ptr(u->uc, c->addr, c->size, c->perms, c->buf) != UC_ERR_OK)
+		return false;
+	c->in_uc = true;
+	c->in_hook = in_hook && (c->perms & UC_PROT_EXEC);
+	return true;
+}
+
 /* Map [start, end) of area a (no page of it mapped yet) as one chunk; false
  * when it cannot be read (code) or mapped. */
 static bool map_chunk(struct swb_uc *u, const struct swb_area *a, uint64_t start, uint64_t end, bool in_hook)
@@ -226,10 +244,9 @@ static bool map_chunk(struct swb_uc *u, const struct swb_area *a, uint64_t start
 	c->size = end - start;
 	c->perms = perms_of(a);
 	c->stable = !a->write && !a->shared;
-	c->in_hook = in_hook && (c->perms & UC_PROT_EXEC);
 	c->buf = swb_pool_get(c->size);
 	if (!c->buf || (c->stable && !read_mem(u->tid, start, c->buf, c->size)) ||
-	    uc_mem_map_ptr(u->uc, start, c->size, c->perms, c->buf) != UC_ERR_OK) {
+	    (u->uc_live && !chunk_in_uc(u, c, in_hook))) {
 		swb_pool_put(c->buf, c->size);
 		free(c);
 		return false;
@@ -284,6 +301,16 @@ static struct upage *map_page(struct swb_uc *u, uint64_t addr, bool fetch, bool 
 	return pg;
 }
 
+/* The page at addr mapped into libunicorn, which faulted on it: with the
+ * chunk the interpreter read it into, or anew from the process. */
+static bool page_in_uc(struct swb_uc *u, uint64_t addr, bool fetch, bool in_hook, enum swb_uc_why *why)
+{
+	struct upage *pg = page_get(u, addr);
+
+	*why = SWB_UC_MEMORY;
+	return pg ? chunk_in_uc(u, pg->c, in_hook) : map_page(u, addr, fetch, in_hook, why) != NULL;
+}
+
 /* hmap_retain: none (the values freed) */
 static bool keep_none(const void *key, void *val, void *arg)
 {
@@ -319,9 +346,10 @@ static void unmap_chunk(struct swb_uc *u, struct uchunk *c)
 	 * emulator, while it is mapped */
 	if (flushes_all(c))
 		uc_ctl(u->uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
-	else if (c->perms & UC_PROT_EXEC)
+	else if (c->in_uc && (c->perms & UC_PROT_EXEC))
 		uc_ctl_remove_cache(u->uc, c->addr, c->addr + c->size);
-	uc_mem_unmap(u->uc, c->addr, c->size);
+	if (c->in_uc)
+		uc_mem_unmap(u->uc, c->addr, c->size);
 	hmap_retain(&u->specials, keep_special, range);
 	swb_pool_put(c->buf, c->size);
 	free(c);
@@ -470,7 +498,7 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 		u->stopping = true;
 		return false;
 	}
-	if (map_page(u, PAGE_OF(addr), false, true, &why))
+	if (page_in_uc(u, PAGE_OF(addr), false, true, &why))
 		return true;
 	stop_at_block(u, why);
 	return false;
@@ -1541,7 +1569,9 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 		u->tb_nr = out->nr;
 		u->stop_at = start;
 	}
+	u->uc_live = true;
 	if (!load_regs(u, regs)) {
+		u->uc_live = false;
 		out->why = SWB_UC_INSN;
 		out->ip = start;
 		return;
@@ -1560,7 +1590,7 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 
 			uc_reg_read(u->uc, UC_X86_REG_RIP, &start);
 			settle(u, start);
-			if (!map_page(u, u->map_at, true, false, &why)) {
+			if (!page_in_uc(u, u->map_at, true, false, &why)) {
 				u->why = why;
 				u->stop_at = start;
 				break;
@@ -1577,6 +1607,7 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 		start = u->stop_at;
 	}
 	settle(u, u->stop_at);
+	u->uc_live = false;
 	out->why = u->why;
 	out->ip = u->stop_at;
 }
