@@ -332,6 +332,21 @@ static void from_operand(const cs_insn *in, const cs_x86_op *o1, int b0, uint8_t
 
 /* An 8-bit mov or ALU instruction with ah, ch, dh or bh as an operand
  * (test ah, 8: a flag in a word's second byte). */
+/* The two-operand arithmetic of instruction id (A_*), or -1. */
+static int alu_of(unsigned id)
+{
+	switch (id) {
+	case X86_INS_ADD: return A_ADD;
+	case X86_INS_SUB: return A_SUB;
+	case X86_INS_CMP: return A_CMP;
+	case X86_INS_AND: return A_AND;
+	case X86_INS_OR: return A_OR;
+	case X86_INS_XOR: return A_XOR;
+	case X86_INS_TEST: return A_TEST;
+	default: return -1;
+	}
+}
+
 static bool high_byte(const cs_insn *in, struct swb_uop *out)
 {
 	const cs_x86 *x = &in->detail->x86;
@@ -339,20 +354,9 @@ static bool high_byte(const cs_insn *in, struct swb_uop *out)
 	struct swb_uop t = *out, *u = &t;
 	int b0 = 0, b1 = 0;
 	unsigned d, s;
-	uint8_t alu;
+	int alu = in->id == X86_INS_MOV ? 0xff : alu_of(in->id);
 
-	switch (in->id) {
-	case X86_INS_MOV: alu = 0xff; break;
-	case X86_INS_ADD: alu = A_ADD; break;
-	case X86_INS_SUB: alu = A_SUB; break;
-	case X86_INS_CMP: alu = A_CMP; break;
-	case X86_INS_AND: alu = A_AND; break;
-	case X86_INS_OR: alu = A_OR; break;
-	case X86_INS_XOR: alu = A_XOR; break;
-	case X86_INS_TEST: alu = A_TEST; break;
-	default: return false;
-	}
-	if (x->op_count != 2)
+	if (alu < 0 || x->op_count != 2)
 		return false;
 	d = o0->type == X86_OP_REG ? x86_gpr(o0->reg, &b0) : NO_REG;
 	s = o1->type == X86_OP_REG ? x86_gpr(o1->reg, &b1) : NO_REG;
@@ -379,7 +383,7 @@ static bool high_byte(const cs_insn *in, struct swb_uop *out)
 		return false;
 	}
 	u->kind = alu == 0xff ? U_MOV : U_ALU;
-	u->alu = alu == 0xff ? 0 : alu;
+	u->alu = alu == 0xff ? 0 : (uint8_t)alu;
 	u->mwrite = MW_NONE;
 	*out = t;
 	return true;
@@ -630,13 +634,10 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		}
 		u->kind = U_LEA;
 		return;
-	case X86_INS_ADD: u->alu = A_ADD; break;
-	case X86_INS_SUB: u->alu = A_SUB; break;
-	case X86_INS_CMP: u->alu = A_CMP; break;
-	case X86_INS_AND: u->alu = A_AND; break;
-	case X86_INS_OR: u->alu = A_OR; break;
-	case X86_INS_XOR: u->alu = A_XOR; break;
-	case X86_INS_TEST: u->alu = A_TEST; break;
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_CMP: case X86_INS_AND:
+	case X86_INS_OR: case X86_INS_XOR: case X86_INS_TEST:
+		u->alu = (uint8_t)alu_of(in->id);
+		break;
 	case X86_INS_INC:
 	case X86_INS_DEC:
 	case X86_INS_NEG:
@@ -1462,6 +1463,15 @@ void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r, stru
 	e->fault = false;
 	e->mem_lost = false;
 	e->nr_stores = 0;
+}
+
+void swb_emu_to_regs(const struct swb_emu *e, struct user_regs_struct *r)
+{
+	r->rax = e->r[0]; r->rcx = e->r[1]; r->rdx = e->r[2]; r->rbx = e->r[3];
+	r->rsp = e->r[4]; r->rbp = e->r[5]; r->rsi = e->r[6]; r->rdi = e->r[7];
+	r->r8 = e->r[8]; r->r9 = e->r[9]; r->r10 = e->r[10]; r->r11 = e->r[11];
+	r->r12 = e->r[12]; r->r13 = e->r[13]; r->r14 = e->r[14]; r->r15 = e->r[15];
+	r->eflags = swb_emu_eflags(e, r->eflags);
 }
 
 void swb_emu_set_eflags(struct swb_emu *e, uint64_t f)

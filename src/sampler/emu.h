@@ -108,6 +108,9 @@ bool swb_insn_stores_to(const cs_insn *in, int i);
 bool swb_insn_stores_implicitly(const cs_insn *in);
 /* The thread's registers; memory is read from mem (NULL: never). */
 void swb_emu_from_regs(struct swb_emu *e, const struct user_regs_struct *r, struct swb_mem *mem);
+/* Its inverse for an exact run: r's general registers and arithmetic flags
+ * from e (all known), the rest of r as it was. */
+void swb_emu_to_regs(const struct swb_emu *e, struct user_regs_struct *r);
 void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u);
 /* The control instruction's own effect (call, ret, loop, syscall), whichever
  * way it goes. */

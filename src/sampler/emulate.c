@@ -154,7 +154,6 @@ struct swb_uc {
 	bool uc_live;
 	/* the interpreter's registers while it runs (vec.c's then), else NULL */
 	struct swb_emu *interp;
-	uint64_t interp_eflags; /* the thread's EFLAGS, for the flags emu.c has not */
 	uint32_t mxcsr;         /* the interpreter's, from the thread (load_fp) */
 };
 
@@ -536,13 +535,12 @@ static const int gpr_ids[16] = {
 
 /* vec.c's general registers and flags: the interpreter's while it runs,
  * else libunicorn's */
+/* vec.c's machine while libunicorn runs: its registers */
 static uint64_t vec_gpr(void *arg, unsigned r)
 {
 	struct swb_uc *u = arg;
 	uint64_t v = 0;
 
-	if (u->interp)
-		return u->interp->r[r & 15];
 	uc_reg_read(u->uc, gpr_ids[r & 15], &v);
 	return v;
 }
@@ -551,10 +549,7 @@ static void vec_set_gpr(void *arg, unsigned r, uint64_t v)
 {
 	struct swb_uc *u = arg;
 
-	if (u->interp)
-		u->interp->r[r & 15] = v;
-	else
-		uc_reg_write(u->uc, gpr_ids[r & 15], &v);
+	uc_reg_write(u->uc, gpr_ids[r & 15], &v);
 }
 
 static uint64_t vec_flags(void *arg)
@@ -562,8 +557,6 @@ static uint64_t vec_flags(void *arg)
 	struct swb_uc *u = arg;
 	uint64_t v = 0;
 
-	if (u->interp)
-		return swb_emu_eflags(u->interp, u->interp_eflags);
 	uc_reg_read(u->uc, UC_X86_REG_EFLAGS, &v);
 	return v;
 }
@@ -572,10 +565,7 @@ static void vec_set_flags(void *arg, uint64_t v)
 {
 	struct swb_uc *u = arg;
 
-	if (u->interp)
-		swb_emu_set_eflags(u->interp, v);
-	else
-		uc_reg_write(u->uc, UC_X86_REG_EFLAGS, &v);
+	uc_reg_write(u->uc, UC_X86_REG_EFLAGS, &v);
 }
 
 static uint64_t vec_seg_base(void *arg, unsigned seg)
@@ -583,8 +573,6 @@ static uint64_t vec_seg_base(void *arg, unsigned seg)
 	struct swb_uc *u = arg;
 	uint64_t v = 0;
 
-	if (u->interp)
-		return seg == 1 ? u->interp->fs_base : u->interp->gs_base;
 	uc_reg_read(u->uc, seg == 1 ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &v);
 	return v;
 }
@@ -593,8 +581,50 @@ static void vec_sync_xmm(void *arg, unsigned r)
 {
 	struct swb_uc *u = arg;
 
-	if (!u->interp)         /* the interpreter's are in z already */
-		uc_reg_read(u->uc, UC_X86_REG_XMM0 + (int)r, u->vec.z[r]);
+	uc_reg_read(u->uc, UC_X86_REG_XMM0 + (int)r, u->vec.z[r]);
+}
+
+/* vec.c's machine while the interpreter runs: its registers (u->interp),
+ * whose xmm are in vec.z already */
+static uint64_t interp_gpr(void *arg, unsigned r)
+{
+	return ((struct swb_uc *)arg)->interp->r[r & 15];
+}
+
+static void interp_set_gpr(void *arg, unsigned r, uint64_t v)
+{
+	((struct swb_uc *)arg)->interp->r[r & 15] = v;
+}
+
+/* vec.c changes only the arithmetic flags of what it reads: the others
+ * need not be the thread's */
+static uint64_t interp_flags(void *arg)
+{
+	return swb_emu_eflags(((struct swb_uc *)arg)->interp, 0);
+}
+
+static void interp_set_flags(void *arg, uint64_t v)
+{
+	swb_emu_set_eflags(((struct swb_uc *)arg)->interp, v);
+}
+
+static uint64_t interp_seg_base(void *arg, unsigned seg)
+{
+	const struct swb_emu *e = ((struct swb_uc *)arg)->interp;
+
+	return seg == 1 ? e->fs_base : e->gs_base;
+}
+
+/* vec.c runs on the interpreter's registers (e), or on libunicorn's (NULL). */
+static void vec_machine(struct swb_uc *u, struct swb_emu *e)
+{
+	u->interp = e;
+	u->vec.gpr = e ? interp_gpr : vec_gpr;
+	u->vec.set_gpr = e ? interp_set_gpr : vec_set_gpr;
+	u->vec.flags = e ? interp_flags : vec_flags;
+	u->vec.set_flags = e ? interp_set_flags : vec_set_flags;
+	u->vec.seg_base = e ? interp_seg_base : vec_seg_base;
+	u->vec.sync_xmm = e ? NULL : vec_sync_xmm;
 }
 
 /* The pages of [addr, addr+n), mapped (and fresh, may_access), writable
@@ -1307,12 +1337,7 @@ static void init_state(struct swb_uc *u)
 	hmap_init(&u->specials, sizeof(uint64_t), sizeof(void *), NULL);
 	hmap_init(&u->tbs, sizeof(uint64_t), sizeof(void *), NULL);
 	u->vec.arg = u;
-	u->vec.gpr = vec_gpr;
-	u->vec.set_gpr = vec_set_gpr;
-	u->vec.flags = vec_flags;
-	u->vec.set_flags = vec_set_flags;
-	u->vec.seg_base = vec_seg_base;
-	u->vec.sync_xmm = vec_sync_xmm;
+	vec_machine(u, NULL);
 	u->vec.read = vec_read;
 	u->vec.write = vec_write;
 }
@@ -1542,10 +1567,9 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 
 		swb_emu_from_regs(&e, regs, NULL);
 		e.io = &io;
-		u->interp = &e;
-		u->interp_eflags = regs->eflags;
+		vec_machine(u, &e);
 		done = interpret(u, &e, &start);
-		u->interp = NULL;
+		vec_machine(u, NULL);
 		if (done) {
 			out->why = u->why;
 			out->ip = u->stop_at;
@@ -1558,11 +1582,7 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 			return;
 		}
 		resume = *regs;
-		resume.rax = e.r[0]; resume.rcx = e.r[1]; resume.rdx = e.r[2]; resume.rbx = e.r[3];
-		resume.rsp = e.r[4]; resume.rbp = e.r[5]; resume.rsi = e.r[6]; resume.rdi = e.r[7];
-		resume.r8 = e.r[8]; resume.r9 = e.r[9]; resume.r10 = e.r[10]; resume.r11 = e.r[11];
-		resume.r12 = e.r[12]; resume.r13 = e.r[13]; resume.r14 = e.r[14]; resume.r15 = e.r[15];
-		resume.eflags = swb_emu_eflags(&e, regs->eflags);
+		swb_emu_to_regs(&e, &resume);
 		resume.rip = start;
 		regs = &resume;
 		u->tb_start = start;

@@ -205,12 +205,17 @@ static bool source(struct swb_emu *e, const struct swb_uop *u, uint8_t v[16])
 	return address(e, u, &a) && e->io->read(e->io->arg, a, v, u->width);
 }
 
+/* The asm text of insn run with MXCSR %[m] (operand m, which then holds the
+ * exception flags insn raised), the host's own MXCSR (%[h]) saved before
+ * and loaded again after. */
+#define WITH_MXCSR(insn) "stmxcsr %[h]\n\tldmxcsr %[m]\n\t" insn "\n\tstmxcsr %[m]\n\tldmxcsr %[h]"
+
 /* dst = op(dst, src) on this CPU with MXCSR m (updated). */
 static bool arith(unsigned id, v2df *dst, v2df src, uint32_t *m)
 {
 	uint32_t host;
 
-#define OP(insn) asm volatile("stmxcsr %[h]\n\tldmxcsr %[m]\n\t" insn " %[s], %[d]\n\tstmxcsr %[m]\n\tldmxcsr %[h]" \
+#define OP(insn) asm volatile(WITH_MXCSR(insn " %[s], %[d]") \
 			      : [d] "+x"(*dst), [m] "+m"(*m), [h] "=m"(host) : [s] "x"(src))
 	switch (id) {
 	case X86_INS_ADDSD: OP("addsd"); return true;
@@ -240,8 +245,7 @@ static bool compare(unsigned id, v2df a, v2df b, uint32_t *m, uint64_t *eflags)
 	uint8_t z, p, c;
 	uint32_t host;
 
-#define OP(insn) asm volatile("stmxcsr %[h]\n\tldmxcsr %[m]\n\t" insn " %[b], %[a]\n\tsetz %[z]\n\tsetp %[p]\n\t" \
-			      "setc %[c]\n\tstmxcsr %[m]\n\tldmxcsr %[h]"                                       \
+#define OP(insn) asm volatile(WITH_MXCSR(insn " %[b], %[a]\n\tsetz %[z]\n\tsetp %[p]\n\tsetc %[c]")             \
 			      : [z] "=q"(z), [p] "=q"(p), [c] "=q"(c), [m] "+m"(*m), [h] "=m"(host)           \
 			      : [a] "x"(a), [b] "x"(b) : "cc")
 	switch (id) {
@@ -262,7 +266,7 @@ static void from_int(unsigned id, unsigned size, uint64_t v, v2df *dst, uint32_t
 	int32_t l = (int32_t)(uint32_t)v;
 	uint32_t host;
 
-#define OP(insn, x) asm volatile("stmxcsr %[h]\n\tldmxcsr %[m]\n\t" insn " %[s], %[d]\n\tstmxcsr %[m]\n\tldmxcsr %[h]" \
+#define OP(insn, x) asm volatile(WITH_MXCSR(insn " %[s], %[d]") \
 				 : [d] "+x"(*dst), [m] "+m"(*m), [h] "=m"(host) : [s] "r"(x))
 	if (id == X86_INS_CVTSI2SD && size == 8)
 		OP("cvtsi2sdq", q);
@@ -281,7 +285,7 @@ static bool to_int(unsigned id, unsigned size, v2df src, uint32_t *m, uint64_t *
 	int32_t l = 0;
 	uint32_t host;
 
-#define OP(insn, x) asm volatile("stmxcsr %[h]\n\tldmxcsr %[m]\n\t" insn " %[s], %[d]\n\tstmxcsr %[m]\n\tldmxcsr %[h]" \
+#define OP(insn, x) asm volatile(WITH_MXCSR(insn " %[s], %[d]") \
 				 : [d] "=r"(x), [m] "+m"(*m), [h] "=m"(host) : [s] "x"(src))
 	switch (id) {
 	case X86_INS_CVTTSD2SI: if (size == 8) OP("cvttsd2si", q); else OP("cvttsd2si", l); break;
