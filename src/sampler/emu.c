@@ -26,7 +26,7 @@ enum uop_kind {
 	U_LEA,      /* dst = base + index*scale + imm */
 	U_ALU,      /* add sub cmp and or xor test: flags, and dst unless cmp/test */
 	U_INC, U_DEC, U_NEG,
-	U_SHL, U_SHR, U_SAR,  /* by imm */
+	U_SHL, U_SHR, U_SAR, U_ROL, U_ROR,    /* by imm or cl (src 1) */
 	U_IMUL,     /* dst = src * (imm or dst) */
 	U_PUSH, U_POP,
 	U_CMOV,     /* dst = src if cond (a 32-bit dst is zero-extended either way) */
@@ -655,8 +655,11 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	case X86_INS_SHL:
 	case X86_INS_SHR:
 	case X86_INS_SAR:
-		/* by an immediate or by cl (u->src = rcx); by 1 capstone may give one operand */
-		if (d == NO_REG || b0 < 32)
+	case X86_INS_ROL:
+	case X86_INS_ROR:
+		/* a register of 8 to 64 bits (not ah..bh), by an immediate or by cl
+		 * (u->src = rcx); by 1 capstone may give one operand */
+		if (d == NO_REG || b0 < 8)
 			return;
 		if (!o1) {
 			u->imm = 1;
@@ -667,7 +670,8 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 		} else {
 			return;
 		}
-		u->kind = in->id == X86_INS_SHL ? U_SHL : in->id == X86_INS_SHR ? U_SHR : U_SAR;
+		u->kind = in->id == X86_INS_SHL ? U_SHL : in->id == X86_INS_SHR ? U_SHR : in->id == X86_INS_SAR ? U_SAR
+			: in->id == X86_INS_ROL ? U_ROL : U_ROR;
 		return;
 	case X86_INS_IMUL:
 		if (x->op_count == 1) {
@@ -1003,48 +1007,74 @@ static void alu(struct swb_emu *e, const struct swb_uop *u)
 		write_dst(e, u, r);
 }
 
+/* Shifts and rotates of a register. The count is masked to 5 bits (6 for
+ * 64-bit operands); a masked count of 0 changes no flag. AF is undefined
+ * after a shift, OF after a count other than 1, and CF after shl and shr
+ * (and, here, sar) by as many bits as the operand has or more, which only
+ * 8- and 16-bit operands reach: those are unknown. Rotates change only CF
+ * and OF (Intel SDM, SAL/SAR/SHL/SHR and RCL/RCR/ROL/ROR). */
 static void shift(struct swb_emu *e, const struct swb_uop *u)
 {
 	int bits = 8 * u->width;
-	bool by_cl = u->src == 1;
-	unsigned n = (unsigned)(by_cl ? e->r[1] : (uint64_t)u->imm) & (bits == 64 ? 63 : 31);
+	bool by_cl = u->src == 1, rotate = u->kind == U_ROL || u->kind == U_ROR;
+	unsigned n = (unsigned)(by_cl ? e->r[1] : (uint64_t)u->imm) & (bits == 64 ? 63 : 31), k;
+	uint8_t touched = rotate ? F_CF | F_OF : F_ALL, which;
 	uint64_t m = mask_of(u->width), sign = 1ULL << (bits - 1), a, r;
+	int64_t sa;
 	bool cf, of;
 
 	if (by_cl && !is_known(e, 1)) {
 		forget(e, u->dst);
-		e->fknown = 0;
+		e->fknown &= (uint8_t)~touched;
 		return;
 	}
 	if (!is_known(e, u->dst)) {
 		if (n)
-			e->fknown = 0;
+			e->fknown &= (uint8_t)~touched;
 		return;
 	}
 	a = e->r[u->dst] & m;
 	if (!n) {   /* no change, not even to the flags; a 32-bit write still zero-extends */
-		set_reg(e, u->dst, a);
+		write_reg(e, u->dst, u->width, a);
 		return;
 	}
-	if (u->kind == U_SHL) {
-		r = (n >= 64 ? 0 : a << n) & m;
+	switch (u->kind) {
+	case U_SHL:
+		r = (a << n) & m;
 		cf = n <= (unsigned)bits && (a >> (bits - n)) & 1;
 		of = ((r & sign) != 0) != cf;
-	} else if (u->kind == U_SHR) {
+		break;
+	case U_SHR:
 		r = a >> n;
 		cf = (a >> (n - 1)) & 1;
 		of = (a & sign) != 0;
-	} else {
-		int64_t sa = bits == 64 ? (int64_t)a : (int64_t)(int32_t)(uint32_t)a;
-
+		break;
+	case U_SAR:
+		sa = (int64_t)(a << (64 - bits)) >> (64 - bits);
 		r = (uint64_t)(sa >> n) & m;
 		cf = ((uint64_t)(sa >> (n - 1))) & 1;
 		of = false;
+		break;
+	case U_ROL:
+		k = n % (unsigned)bits;
+		r = k ? ((a << k) | (a >> (bits - k))) & m : a;
+		cf = r & 1;
+		of = ((r & sign) != 0) != cf;
+		break;
+	default:    /* U_ROR */
+		k = n % (unsigned)bits;
+		r = k ? ((a >> k) | (a << (bits - k))) & m : a;
+		cf = (r & sign) != 0;
+		of = cf != ((r >> (bits - 2)) & 1);
+		break;
 	}
-	set_reg(e, u->dst, r);
-	set_flags(e, r, u->width, cf, of, false, n == 1 ? F_ALL : F_ALL & ~F_OF);
-	if (n != 1)
-		e->fknown &= (uint8_t)~F_OF;
+	write_reg(e, u->dst, u->width, r);
+	which = (uint8_t)(touched & ~F_AF & (n == 1 ? F_ALL : ~F_OF) & (!rotate && n >= (unsigned)bits ? ~F_CF : F_ALL));
+	if (rotate)
+		e->flags = (uint8_t)((e->flags & ~which) | (((cf ? F_CF : 0) | (of ? F_OF : 0)) & which));
+	else
+		set_flags(e, r, u->width, cf, of, false, which);
+	e->fknown = (uint8_t)((e->fknown & ~touched) | which);
 }
 
 /* xchg, xadd, cmpxchg (u->kind); a memory destination is read first and
@@ -1339,6 +1369,8 @@ void swb_emu_apply(struct swb_emu *e, const struct swb_uop *u)
 	case U_SHL:
 	case U_SHR:
 	case U_SAR:
+	case U_ROL:
+	case U_ROR:
 		shift(e, u);
 		return;
 	case U_IMUL: {

@@ -208,7 +208,7 @@ static void test_emu(void)
 			{ "lodsb", "\xac", 1, 1 << 0 | 1 << 6 },
 			{ "cmpxchg %rcx,(%rbx)", "\x48\x0f\xb1\x0b", 4, 1 << 0 }, { "leave", "\xc9", 1, 1 << 4 | 1 << 5 },
 			{ "lahf", "\x9f", 1, 1 << 0 }, { "rdrand %rax", "\x48\x0f\xc7\xf0", 4, 1 << 0 },
-			{ "bswap %rax", "\x48\x0f\xc8", 3, 1 << 0 }, { "rol $3,%rax", "\x48\xc1\xc0\x03", 4, 1 << 0 },
+			{ "bswap %rax", "\x48\x0f\xc8", 3, 1 << 0 }, { "rcl $3,%rax", "\x48\xc1\xd0\x03", 4, 1 << 0 },
 			{ "adc (%rbx),%rax", "\x48\x13\x03", 3, 1 << 0 }, { "movq %xmm0,%rax", "\x66\x48\x0f\x7e\xc0", 5, 1 << 0 },
 			{ "cvttsd2si %xmm0,%eax", "\xf2\x0f\x2c\xc0", 4, 1 << 0 }, { "xadd %rax,(%rbx)", "\x48\x0f\xc1\x03", 4, 1 << 0 },
 			{ "tzcnt (%rbx),%rax", "\xf3\x48\x0f\xbc\x03", 5, 1 << 0 },
