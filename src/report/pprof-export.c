@@ -298,11 +298,10 @@ static void pprof_sample(struct report *r, struct rsection *sec, const struct se
 	if (ip->dso && !ip->kernel) {
 		uint64_t mapping = mapping_of(r, x, ip);
 		struct leaf_hits *h = hmap_get(&x->leaf_hits, &mapping);
-		const char *base = strrchr(ip->dso->name, '/');
 
 		h->all++;
 		/* the kernel keeps 15 characters of the program's name */
-		h->own += ss->thread->comm && strncmp(base ? base + 1 : ip->dso->name, ss->thread->comm, 15) == 0;
+		h->own += ss->thread->comm && strncmp(str_basename(ip->dso->name), ss->thread->comm, 15) == 0;
 	}
 	n = report_sample_path(r, ss, r->branch_on, steps, MAX_STACK_IDS);
 	for (i = 0; i < n; i++)

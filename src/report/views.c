@@ -267,9 +267,8 @@ static int source_print(struct report *r, struct rsection *sec, FILE *out)
 			fputc('}', out);
 		} else {
 			char where[512];
-			const char *base = l->file ? strrchr(l->file, '/') : NULL;
 			if (l->file)
-				snprintf(where, sizeof(where), "%s:%u", base ? base + 1 : l->file, l->line);
+				snprintf(where, sizeof(where), "%s:%u", str_basename(l->file), l->line);
 			else
 				snprintf(where, sizeof(where), "(no line info)");
 			fprintf(out, "  %7.2f%%  %7.2f%%  %-24s  %s\n", report_percent(r, sec, l->leave),

@@ -59,12 +59,6 @@ size_t session_binary_build_id(const struct session_binary *b, const uint8_t **i
 	return b->build_id_len;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 bool session_binary_path_matches(const struct session_binary *b, const char *path)
 {
 	char real[PATH_MAX];
@@ -73,7 +67,7 @@ bool session_binary_path_matches(const struct session_binary *b, const char *pat
 		return true;
 	if (b->real && realpath(path, real) && !strcmp(real, b->real))
 		return true;
-	return !strcmp(base_name(path), base_name(b->path));
+	return !strcmp(str_basename(path), str_basename(b->path));
 }
 
 bool session_binary_id_matches(const struct session_binary *b, const uint8_t *id, size_t size)

@@ -235,8 +235,7 @@ static struct pd_info text_info = {
 
 static bool same_basename(const char *a, const char *b)
 {
-	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-	return strcmp(sa ? sa + 1 : a, sb ? sb + 1 : b) == 0;
+	return strcmp(str_basename(a), str_basename(b)) == 0;
 }
 
 static int deliver_mmap(struct session *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,

@@ -91,8 +91,8 @@ void session_loc_line(struct session *s, struct session_loc *l)
 	l->line_done = true;
 	di = l->dso && !s->opts.sym.maps_only ? dso_debuginfo(l->dso) : NULL;
 	if (di && di_lookup(di, l->file_addr, &dl) == 0 && dl.nr_frames > 0 && dl.frames[0].file) {
-		const char *f = dl.frames[0].file, *base = strrchr(f, '/');
-		snprintf(buf, sizeof(buf), "%s:%u", s->opts.full_source_path || !base ? f : base + 1,
+		const char *f = dl.frames[0].file;
+		snprintf(buf, sizeof(buf), "%s:%u", s->opts.full_source_path ? f : str_basename(f),
 			 dl.frames[0].line);
 		l->srcline = session_intern(s, buf);
 		l->file = session_intern(s, f);

@@ -354,9 +354,9 @@ static int load_elf(struct dso *dso, const char *path, uint8_t *file_id, size_t 
 static struct dso *dso_new(const char *name)
 {
 	struct dso *d = xcalloc(1, sizeof(*d));
-	const char *slash = strrchr(name, '/');
+	const char *base = str_basename(name);
 	d->name = xstrdup(name);
-	d->short_name = xstrdup(slash && slash[1] ? slash + 1 : name);
+	d->short_name = xstrdup(*base ? base : name);
 	return d;
 }
 

@@ -19,6 +19,13 @@ bool str_ends_with(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+const char *str_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 char *str_trim(char *s)
 {
 	char *e;

@@ -162,6 +162,7 @@ bool kernel_at_least(int major, int minor);
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 char *str_trim(char *s);                 /* in place; returns s moved past blanks */
+const char *str_basename(const char *path);     /* after the last '/', else path */
 void str_lower(char *s);
 void str_upper(char *s);
 /* Parse an unsigned number (decimal, 0x hex, 0 octal) that fills the whole string. */

@@ -119,6 +119,9 @@ int main(void)
 	CHECK(parse_u64("", &v) < 0, "parse_u64 rejects empty");
 	CHECK_INT(str_distance("BR_INST_RETIRED", "BR_INST_RETIRD"), 1, "edit distance deletion");
 	CHECK_INT(str_distance("abc", "ABC"), 0, "edit distance ignores case");
+	CHECK_STR(str_basename("/usr/lib/libc.so.6"), "libc.so.6", "str_basename: after the last slash");
+	CHECK_STR(str_basename("gawk"), "gawk", "str_basename: a name without a slash is its own");
+	CHECK_STR(str_basename("dir/"), "", "str_basename: nothing after a trailing slash");
 
 	sb_printf(&sb, "%s-%d", "a", 7);
 	sb_putc(&sb, '!');
