@@ -330,8 +330,6 @@ static void from_operand(const cs_insn *in, const cs_x86_op *o1, int b0, uint8_t
 	}
 }
 
-/* An 8-bit mov or ALU instruction with ah, ch, dh or bh as an operand
- * (test ah, 8: a flag in a word's second byte). */
 /* The two-operand arithmetic of instruction id (A_*), or -1. */
 static int alu_of(unsigned id)
 {
@@ -347,6 +345,8 @@ static int alu_of(unsigned id)
 	}
 }
 
+/* An 8-bit mov or ALU instruction with ah, ch, dh or bh as an operand
+ * (test ah, 8: a flag in a word's second byte). */
 static bool high_byte(const cs_insn *in, struct swb_uop *out)
 {
 	const cs_x86 *x = &in->detail->x86;

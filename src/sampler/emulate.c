@@ -533,8 +533,6 @@ static const int gpr_ids[16] = {
 	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
 };
 
-/* vec.c's general registers and flags: the interpreter's while it runs,
- * else libunicorn's */
 /* vec.c's machine while libunicorn runs: its registers */
 static uint64_t vec_gpr(void *arg, unsigned r)
 {
