@@ -26,7 +26,11 @@
 # run, divided by the windows. First, the fixed cost: ocrec recording `sleep
 # 0.05` (no windows: it sleeps; long enough for the libraries to load, which a
 # recording that ends sooner waits for), against `sleep 0.05` alone: the part
-# of every ratio that no window adds.
+# of every ratio that no window adds. Last, per program, where the 1 kHz
+# recording's extra time goes: ocrec's own time in the windows (the sum of
+# -vv's lines), the program's own CPU time recorded against alone (through
+# `bash -c 'program; times'`: its caches refill after each window), and the
+# rest (the stops themselves, the fixed cost).
 #
 # gawk is bench/autofdo-gawk.sh's build when present (GAWK=path picks
 # another), else the system's.
@@ -37,7 +41,7 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OCREC=${OCREC:-$BUILD/ocrec}
 ROUNDS=${1:-5}
-for c in python3 cc mawk; do
+for c in python3 cc mawk bash; do
 	command -v $c >/dev/null 2>&1 || { echo "bench/sampler.sh: $c is not installed" >&2; exit 2; }
 done
 [ -x "$OCREC" ] || { echo "bench/sampler.sh: no $OCREC (make)" >&2; exit 2; }
@@ -95,6 +99,22 @@ configs = [
 line_re = re.compile(r"software branch sampler: (\d+) windows .* ([0-9.]+) stops a window \((\d+) at ([a-z0-9 ]+),"
                      r".*; threads stopped by (their samples|PTRACE_INTERRUPT)"
                      r"|floor: \d+ samples, (\d+) stops")
+
+times_re = re.compile(r"^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$", re.M)
+window_re = re.compile(r"window of thread \d+ on CPU \d+: -?\d+ branches, \d+ stops, (\d+) us")
+
+def own_time(cmd, recorded):
+    """The program's own CPU ms (sh's times) and, recorded at 1 kHz, the sum of ocrec's windows in ms."""
+    cmd = ["bash", "-c", '"$@" >/dev/null; times', "bash"] + cmd   # bash's times: to the ms
+    if recorded:
+        cmd = [ocrec, "record", "-vv", "-b", "--branch-sampler=software", "-F", "1000", "-o", "rec.data"] + cmd
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    times = times_re.findall(p.stdout)
+    if p.returncode or len(times) < 2:
+        sys.exit(f"bench/sampler.sh: {' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
+    um, us, sm, ss = times[1]     # the second line: the shell's children
+    cpu = (int(um) * 60 + float(us) + int(sm) * 60 + float(ss)) * 1e3
+    return cpu, sum(int(w) for w in window_re.findall(p.stderr)) / 1e3
 
 def run(cmd, freq, env, recorder):
     if recorder and recorder.startswith("floor"):
@@ -165,5 +185,21 @@ for name, cmd in programs:
           f"4 kHz <= 1.50x -> {'met' if r4 <= 1.5 else 'NOT met'}; the floor here: "
           f"{floor['1kHz floor']:.2f}x and {floor['4kHz floor']:.2f}x (PTRACE_INTERRUPT), "
           f"{floor['1kHz floor signal']:.2f}x and {floor['4kHz floor signal']:.2f}x (signal)")
+    # Where the 1 kHz recording's extra wall time goes, in runs of their own
+    # through `bash -c 'program; times'`: ocrec's own time in the windows (-vv
+    # prints each window's, the thread stopped meanwhile) and the program's
+    # own CPU time recorded against alone (its caches and TLB refill after
+    # each window); the rest is the stops themselves and the fixed cost.
+    mine = {False: [], True: []}
+    for r in range(rounds):
+        for recorded in (False, True):
+            mine[recorded].append(own_time(cmd, recorded))
+    alone = statistics.median(x[0] for x in mine[False])
+    recorded = statistics.median(x[0] for x in mine[True])
+    windows = statistics.median(x[1] for x in mine[True])
+    extra = (statistics.median(x[0] for x in res["1kHz"]) - base_wall) * 1e3
+    print(f"  where 1 kHz's {extra:.1f} ms more go: ocrec's windows {windows:.1f} ms; {name}'s own CPU time "
+          f"{recorded - alone:+.1f} ms ({alone:.1f} alone, {recorded:.1f} recorded); the stops and the fixed cost "
+          f"{extra - windows - (recorded - alone):.1f} ms ({rounds} runs each, medians)")
 PY
 echo "load after: $(uptime)"
