@@ -122,8 +122,22 @@ printf '%s\n' '#include <stdlib.h>' '#include <string.h>' 'static char buf[1 << 
 	'return buf[7] == 1; }' >memsets.c
 if cc -O1 -g -o memsets memsets.c && "$OCREC" record -q -e cpu-clock -o memsets.data ./memsets 30000 >/dev/null 2>err &&
    "$OCREC" report -i memsets.data --pprof memsets.pb.gz 2>>err; then
-	check_match "most samples in libc's memset (the premise)" "^ +[0-9.]+m?s +([5-9][0-9]|100)(\\.[0-9]+)?% .* __memset" \
-		"$(go tool pprof -top memsets.pb.gz 2>/dev/null | grep -A1 '^ *flat ' | tail -n 1)"
+	top=$(go tool pprof -top memsets.pb.gz 2>/dev/null | grep -A1 '^ *flat ' | tail -n 1)
+	check_match "most samples in libc's memset (the premise)" "^ +[0-9.]+m?s +([5-9][0-9]|100)(\\.[0-9]+)?% .* __memset" "$top"
+	case $top in
+	*__memset*) ;;
+	*)	# Seen once, in CI beside a loop of t06 runs: the samples in memset
+		# had no mapping (pprof's <unknown>), not reproduced since. What the
+		# file held, for the next time: both reports by DSO, the record's
+		# messages, and its first MMAP2/COMM records and first sample in
+		# file order (perf report -D), which ocrec report takes them in.
+		echo "diagnosis: ocrec report --sort dso: $("$OCREC" report -i memsets.data --stdio --sort dso 2>&1 | grep '%' | head -n 4 | tr '\n' ';')"
+		echo "diagnosis: perf report --sort dso: $(perf report -i memsets.data --stdio --sort dso 2>&1 | grep '%' | head -n 4 | tr '\n' ';')"
+		echo "diagnosis: ocrec record: $(cat err)"
+		echo "diagnosis: in file order: $(perf report -D -i memsets.data 2>/dev/null | grep -E 'PERF_RECORD_(MMAP2|COMM|SAMPLE|LOST)' |
+			awk '!/SAMPLE/ || !s++' | head -n 12 | tr '\n' ';')"
+		;;
+	esac
 	check_match "mapping 1 is the program, not libc" "^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $TMP/memsets " \
 		"$(go tool pprof -raw memsets.pb.gz 2>/dev/null | sed -n '/^Mappings/,$p')"
 else
