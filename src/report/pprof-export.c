@@ -68,7 +68,8 @@ struct leaf_hits {
 
 struct export {
 	struct pprof *p;
-	struct hmap sites;             /* site_key -> location id */
+	struct hmap sites;             /* site_key -> location id, while maps_gen holds */
+	unsigned maps_gen;             /* session_maps_gen() of the sites */
 	struct hmap locations;         /* loc_key -> location id */
 	struct hmap names;             /* linkage name (pointer) -> demangled, interned */
 	struct hmap stacks;            /* stack_key -> nothing: entry i is stack i */
@@ -229,6 +230,15 @@ static uint64_t location_of(struct report *r, struct export *x, const struct ses
 	size_t i;
 	bool added;
 
+	/* A sample can come before the MMAP2 of the library it ran in (file
+	 * order: the recorder reads one CPU's buffer after another); its
+	 * address then resolves to nothing, and must not stay so once the
+	 * mapping is known (seen: every sample in memset's rep stosb shown as
+	 * <unknown> by pprof, since the first one came before libc's MMAP2). */
+	if (x->maps_gen != session_maps_gen(r->s)) {
+		hmap_clear(&x->sites);
+		x->maps_gen = session_maps_gen(r->s);
+	}
 	memset(&sk, 0, sizeof(sk));
 	sk.addr = l->addr;
 	sk.pid = ss->s->pid;

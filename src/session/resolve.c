@@ -14,6 +14,12 @@ void loc_cache_clear(struct session *s)
 {
 	hmap_clear(&s->cache);
 	s->chunk = s->chunk_used = 0;
+	s->maps_gen++;
+}
+
+unsigned session_maps_gen(const struct session *s)
+{
+	return s->maps_gen;
 }
 
 void loc_cache_free(struct session *s)

@@ -50,6 +50,7 @@ struct session {
 	struct hmap cache;
 	struct session_loc **chunks;
 	size_t nr_chunks, cap_chunks, chunk, chunk_used;
+	unsigned maps_gen;         /* times the cache was cleared: session_maps_gen() */
 
 	/* ordered mode: perf's ordered events (util/ordered-events.c) */
 	struct queued *queue;

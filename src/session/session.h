@@ -149,6 +149,10 @@ enum session_at {
  * maps change, so a consumer copies what it keeps beyond the callback). */
 struct session_loc *session_resolve(struct session *s, const struct session_sample *ss, uint64_t addr,
 				    enum session_at at);
+/* Changes whenever an address may resolve differently from now on (an MMAP,
+ * a new input): what a consumer keeps of session_resolve() by address holds
+ * only while this stays the same. */
+unsigned session_maps_gen(const struct session *s);
 /* Call-chain frame i of ss, in the mode of its marker. */
 struct session_loc *session_frame(struct session *s, const struct session_sample *ss, size_t i);
 /* Fill loc's srcline, file and line (DWARF, read once per DSO). */
