@@ -9,9 +9,11 @@
 # allows; the last column says which way was used); "interrupt" rows ask for
 # PTRACE_INTERRUPT (OCREC_SAMPLER_STOPS=interrupt). "follow" rows turn
 # emulation off (OCREC_SAMPLER_EMULATION=0): every window is followed with
-# ptrace, as without libunicorn. "libunicorn" rows leave every emulated
+# ptrace, as before ocrec emulated. "libunicorn" rows leave every emulated
 # window to libunicorn (OCREC_SAMPLER_INTERPRETER=0), as before ocrec's own
-# interpreter ran them first. "floor" rows run bench/sampler-floor.c
+# interpreter ran them first. "interpreter" rows run ocrec's interpreter
+# alone (OCREC_SAMPLER_LIBUNICORN=0), as where libunicorn is missing: a
+# window is followed from where the interpreter stops. "floor" rows run bench/sampler-floor.c
 # instead of ocrec: one stop per sample and nothing else, the least any
 # ptrace-based sampler costs on this machine (with the tracer on the
 # program's CPU, as ocrec keeps it for a lone busy thread), with
@@ -89,6 +91,8 @@ configs = [
     ("4kHz interrupt", 4000, interrupt, "ocrec"),
     ("1kHz libunicorn", 1000, {"OCREC_SAMPLER_INTERPRETER": "0"}, "ocrec"),
     ("4kHz libunicorn", 4000, {"OCREC_SAMPLER_INTERPRETER": "0"}, "ocrec"),
+    ("1kHz interpreter", 1000, {"OCREC_SAMPLER_LIBUNICORN": "0"}, "ocrec"),
+    ("4kHz interpreter", 4000, {"OCREC_SAMPLER_LIBUNICORN": "0"}, "ocrec"),
     ("1kHz follow", 1000, {"OCREC_SAMPLER_EMULATION": "0"}, "ocrec"),
     ("1kHz int3 follow", 1000, {"OCREC_SAMPLER_BREAKPOINTS": "int3", "OCREC_SAMPLER_EMULATION": "0"}, "ocrec"),
     ("1kHz floor", 1000, {}, "floor"),

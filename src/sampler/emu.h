@@ -66,8 +66,6 @@ struct swb_emu_io {
 	void *arg;
 	uint8_t (*xmm)[64];     /* xmm0-15 in the low 16 bytes of each */
 	uint32_t *mxcsr;
-	uint16_t xmm_written;   /* registers an instruction changed */
-	bool mxcsr_written;
 };
 
 /* What is known of a thread's registers at a point of a planned path. */

@@ -163,7 +163,7 @@ const char *swb_uc_why_name(enum swb_uc_why why)
 		[SWB_UC_DONE] = "done", [SWB_UC_SYSCALL] = "syscall", [SWB_UC_VECTOR] = "vector",
 		[SWB_UC_X87] = "x87", [SWB_UC_INSN] = "instruction", [SWB_UC_MEMORY] = "memory",
 		[SWB_UC_TRAP] = "trap", [SWB_UC_CODE] = "writable code", [SWB_UC_LIMIT] = "limit",
-		[SWB_UC_SIGNAL] = "signal",
+		[SWB_UC_SIGNAL] = "signal", [SWB_UC_ENGINE] = "no libunicorn",
 	};
 
 	return why < SWB_UC_NR ? names[why] : "?";
@@ -726,7 +726,7 @@ static bool load_vec(struct swb_uc *u)
 
 /* Run the instruction at addr with vec.c (*len: its length); false: it
  * cannot (*why), and nothing of it ran. The xmm registers it writes go to
- * libunicorn, which keeps them. */
+ * libunicorn while it runs (the interpreter's go when libunicorn takes over). */
 static bool vec_insn(struct swb_uc *u, uint64_t addr, unsigned *len, enum swb_uc_why *why)
 {
 	uint8_t code[MAX_INSN];
@@ -745,7 +745,7 @@ static bool vec_insn(struct swb_uc *u, uint64_t addr, unsigned *len, enum swb_uc
 			*why = SWB_UC_MEMORY;
 		return false;
 	}
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 16 && u->uc_live; i++)
 		if (written & (1u << i))
 			uc_reg_write(u->uc, UC_X86_REG_XMM0 + (int)i, u->vec.z[i]);
 	return true;
@@ -791,7 +791,8 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *arg)
 
 /* --- blocks --- */
 
-static bool load_fp(struct swb_uc *u)
+/* The SSE registers (u->vec's low 16 bytes) and MXCSR, to libunicorn. */
+static bool write_fp(struct swb_uc *u)
 {
 	static const int ids[] = {
 		UC_X86_REG_XMM0, UC_X86_REG_XMM1, UC_X86_REG_XMM2, UC_X86_REG_XMM3, UC_X86_REG_XMM4,
@@ -799,21 +800,29 @@ static bool load_fp(struct swb_uc *u)
 		UC_X86_REG_XMM10, UC_X86_REG_XMM11, UC_X86_REG_XMM12, UC_X86_REG_XMM13, UC_X86_REG_XMM14,
 		UC_X86_REG_XMM15, UC_X86_REG_MXCSR,
 	};
-	struct user_fpregs_struct fp;
 	void *vals[ARRAY_SIZE(ids)];
-	uint64_t mxcsr;
+	uint64_t mxcsr = u->mxcsr;
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		vals[i] = u->vec.z[i];
+	vals[16] = &mxcsr;
+	return uc_reg_write_batch(u->uc, (int *)ids, vals, (int)ARRAY_SIZE(ids)) == UC_ERR_OK;
+}
+
+/* The thread's SSE registers and MXCSR, once a window: the interpreter's,
+ * and libunicorn's when it runs (else they go to it when it takes over). */
+static bool load_fp(struct swb_uc *u)
+{
+	struct user_fpregs_struct fp;
 	size_t i;
 
 	if (ptrace(PTRACE_GETFPREGS, u->tid, NULL, &fp) < 0)
 		return false;
-	for (i = 0; i < 16; i++) {
-		vals[i] = &fp.xmm_space[4 * i];
+	for (i = 0; i < 16; i++)
 		memcpy(u->vec.z[i], &fp.xmm_space[4 * i], 16);
-	}
-	mxcsr = fp.mxcsr;
 	u->mxcsr = fp.mxcsr;
-	vals[16] = &mxcsr;
-	u->fp_loaded = uc_reg_write_batch(u->uc, (int *)ids, vals, (int)ARRAY_SIZE(ids)) == UC_ERR_OK;
+	u->fp_loaded = !u->uc_live || write_fp(u);
 	return u->fp_loaded;
 }
 
@@ -1130,18 +1139,6 @@ static bool load_sse(void *arg)
 	return u->fp_loaded || load_fp(u);
 }
 
-/* The SSE registers the interpreter changed, to libunicorn. */
-static bool write_sse(struct swb_uc *u, const struct swb_emu_io *io)
-{
-	uint64_t mxcsr = u->mxcsr;
-	int r;
-
-	for (r = 0; r < 16; r++)
-		if ((io->xmm_written >> r & 1) && uc_reg_write(u->uc, UC_X86_REG_XMM0 + r, u->vec.z[r]) != UC_ERR_OK)
-			return false;
-	return !io->mxcsr_written || uc_reg_write(u->uc, UC_X86_REG_MXCSR, &mxcsr) == UC_ERR_OK;
-}
-
 /* Whether [b, end) is code libunicorn would run (executable, as map_page()
  * would map it); decode.c reads it from the thread, so it need not be
  * mapped into libunicorn unless libunicorn takes over. */
@@ -1348,32 +1345,48 @@ static void free_state(struct swb_uc *u)
 	hmap_free(&u->tbs);
 }
 
-/* An engine of no process (init_state() only), closed. */
+/* A state of no process (init_state() only), closed with its engine. */
 static void close_engine(struct swb_uc *u)
 {
-	uc_close(u->uc);
+	if (u->uc)
+		uc_close(u->uc);
 	free_state(u);
 	free(u);
 }
 
-/* An engine of no process yet. */
-static struct swb_uc *open_engine(void)
+bool swb_libunicorn_wanted(void)
 {
-	struct swb_uc *u = xcalloc(1, sizeof(*u));
+	static int wanted = -1;
+
+	if (wanted < 0) {
+		const char *env = getenv("OCREC_SAMPLER_LIBUNICORN");
+
+		wanted = !env || strcmp(env, "0") != 0;
+	}
+	return wanted;
+}
+
+/* libunicorn's engine for u, started when it first takes over a window:
+ * windows the interpreter computes to their end need none (div.c's, loop.c's
+ * and mawk's, all of them), and starting one takes 3-7 ms with the thread
+ * stopped. False when libunicorn is missing or cannot start: the window is
+ * followed from where the interpreter stopped, as every window was before
+ * the interpreter. */
+static bool start_engine(struct swb_uc *u)
+{
+	static bool failed;
 	uint64_t no_exit = NO_EXIT;
 	uc_hook h;
 	uc_err e;
 
+	if (u->uc)
+		return true;
+	if (failed || !swb_libunicorn_wanted())
+		return false;
 	e = uc_open(UC_ARCH_X86, UC_MODE_64, &u->uc);
-	if (e != UC_ERR_OK) {
-		free(u);
-		oc_err("libunicorn: %s", uc_strerror(e));
-		return NULL;
-	}
-	init_state(u);
 	/* a model with every extension TCG has (BMI1/2, LZCNT, MOVBE, ADX...):
 	 * without one, its instructions decode as older ones (tzcnt as bsf) */
-	if ((e = uc_ctl_set_cpu_model(u->uc, UC_CPU_X86_ICELAKE_SERVER)) != UC_ERR_OK ||
+	if (e != UC_ERR_OK || (e = uc_ctl_set_cpu_model(u->uc, UC_CPU_X86_ICELAKE_SERVER)) != UC_ERR_OK ||
 	    (e = uc_ctl_exits_enable(u->uc)) != UC_ERR_OK || (e = uc_ctl_set_exits(u->uc, &no_exit, 1)) != UC_ERR_OK ||
 	    (e = uc_hook_add(u->uc, &h, UC_HOOK_BLOCK, on_block, u, 1, 0)) != UC_ERR_OK ||
 	    (e = uc_hook_add(u->uc, &h, UC_HOOK_INTR, on_intr, u, 1, 0)) != UC_ERR_OK ||
@@ -1381,12 +1394,15 @@ static struct swb_uc *open_engine(void)
 	    (e = uc_hook_add(u->uc, &h, UC_HOOK_MEM_UNMAPPED, on_unmapped, u, 1, 0)) != UC_ERR_OK ||
 	    (e = uc_hook_add(u->uc, &h, UC_HOOK_MEM_PROT, on_prot, u, 1, 0)) != UC_ERR_OK ||
 	    (e = uc_hook_add(u->uc, &h, UC_HOOK_INSN_INVALID, on_invalid, u, 1, 0)) != UC_ERR_OK) {
-		oc_err("libunicorn: %s", uc_strerror(e));
-		close_engine(u);
-		return NULL;
+		oc_debug(1, "software branch sampler: no libunicorn: %s", uc_strerror(e));
+		if (u->uc)
+			uc_close(u->uc);
+		u->uc = NULL;
+		failed = true;
+		return false;
 	}
 	started++;
-	return u;
+	return true;
 }
 
 struct swb_uc *swb_uc_new(struct swb_space *sp)
@@ -1394,8 +1410,10 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 	struct swb_uc *u = spare;
 
 	spare = NULL;
-	if (!u && !(u = open_engine()))
-		return NULL;
+	if (!u) {
+		u = xcalloc(1, sizeof(*u));
+		init_state(u);
+	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &u->cs) != CS_ERR_OK) {
 		swb_uc_free(u);
 		oc_err("capstone: cannot open an x86-64 disassembler");
@@ -1461,9 +1479,9 @@ void swb_uc_free(struct swb_uc *u)
 	/* The engine is kept for the next process (the common case: an exec),
 	 * whose first window then saves libunicorn's start, unless its blocks
 	 * would go only by a flush, which costs more. */
-	if (!spare)
+	if (!spare && u->uc)
 		hmap_retain(&u->pages, find_flush, &flush);
-	keep = !spare && !flush;
+	keep = !spare && u->uc && !flush;
 	if (keep)
 		drop_pages(u, &all);
 	hmap_retain(&u->pages, keep_no_page, NULL);
@@ -1560,7 +1578,7 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 	u->stop_at = start;
 	out->interpreted = 0;
 	if (interpreter_wanted()) {
-		struct swb_emu_io io = { vec_read, vec_write, load_sse, u, u->vec.z, &u->mxcsr, 0, false };
+		struct swb_emu_io io = { vec_read, vec_write, load_sse, u, u->vec.z, &u->mxcsr };
 		struct swb_emu e;
 
 		swb_emu_from_regs(&e, regs, NULL);
@@ -1573,12 +1591,6 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 			out->ip = u->stop_at;
 			return;
 		}
-		/* libunicorn goes on where the interpreter stopped */
-		if (!write_sse(u, &io)) {
-			out->why = SWB_UC_INSN;
-			out->ip = start;
-			return;
-		}
 		resume = *regs;
 		swb_emu_to_regs(&e, &resume);
 		resume.rip = start;
@@ -1586,6 +1598,17 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 		u->tb_start = start;
 		u->tb_nr = out->nr;
 		u->stop_at = start;
+	}
+	/* libunicorn goes on where the interpreter stopped, if it can */
+	if (g->no_libunicorn || !start_engine(u)) {
+		out->why = SWB_UC_ENGINE;
+		out->ip = start;
+		return;
+	}
+	if (u->fp_loaded && !write_fp(u)) {
+		out->why = SWB_UC_INSN;
+		out->ip = start;
+		return;
 	}
 	u->uc_live = true;
 	if (!load_regs(u, regs)) {

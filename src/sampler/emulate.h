@@ -17,13 +17,19 @@
 /* One process's emulator: its code and memory pages stay mapped across windows
  * (code read again when its mapping changes; data read again each window). */
 struct swb_uc;
-/* NULL (oc_err) when libunicorn cannot be loaded or started. */
+/* NULL (oc_err) when capstone cannot be opened. libunicorn is started when
+ * it first takes over a window from the interpreter; where it is missing,
+ * windows stop there (SWB_UC_ENGINE) and are followed on. */
 struct swb_uc *swb_uc_new(struct swb_space *sp);
+/* Whether libunicorn may take over from the interpreter:
+ * OCREC_SAMPLER_LIBUNICORN=0 runs the interpreter alone, as where libunicorn
+ * is missing (for tests and comparisons). */
+bool swb_libunicorn_wanted(void);
 /* Before the first window, once: the tracer's memory without transparent
  * huge pages from now on. */
 void swb_uc_no_huge_pages(void);
-/* Engines opened, and processes (or images, after exec) emulated, so far:
- * an ended one's engine goes to the next. */
+/* libunicorn engines started, and processes (or images, after exec)
+ * emulated, so far: an ended one's engine goes to the next. */
 unsigned swb_uc_started(void);
 unsigned swb_uc_processes(void);
 void swb_uc_free(struct swb_uc *u);
@@ -39,6 +45,7 @@ struct swb_uc_goal {
 	bool seek;
 	uint64_t p0;
 	uint64_t taken;         /* the window's branches before this run */
+	bool no_libunicorn;     /* it is still loading: stop where the interpreter does */
 };
 
 struct swb_uc_out {

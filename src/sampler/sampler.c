@@ -144,7 +144,8 @@ struct session {
 	pid_t window_pid;         /* the process of the window being taken */
 	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
 	/* Set (atomically) by preload_libraries() when it is done; until then
-	 * windows are followed (tracer.no_emulation), loading_windows of them. */
+	 * windows are emulated by the interpreter alone and followed from where
+	 * it stops (tracer.no_libunicorn), loading_windows of them. */
 	bool libraries_ready;
 	uint64_t loading_windows;
 	/* Timer samples without a window of their own: merged into an earlier
@@ -615,12 +616,12 @@ static int take_window(struct session *s, struct pending_sample *ps)
 	 * load, its window waits for them rather than being dropped (on a busy
 	 * machine the loading outlasted a program's first phase, which blocked
 	 * SIGTRAP: none of its windows were kept). */
-	if (s->tracer.no_emulation && swb_blocks_sigtrap(tid))
+	if (s->tracer.no_libunicorn && swb_blocks_sigtrap(tid))
 		while (!__atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
 			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
-	if (s->tracer.no_emulation && __atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
-		s->tracer.no_emulation = false;
-	s->loading_windows += s->tracer.no_emulation;
+	if (s->tracer.no_libunicorn && __atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
+		s->tracer.no_libunicorn = false;
+	s->loading_windows += s->tracer.no_libunicorn;
 	r = swb_collect(&s->tracer, sp, tid, s->depth, &win);
 	s->window_end = now_ns();
 	if (s->timer_off)
@@ -1035,7 +1036,7 @@ static int open_output(struct session *s, const struct perf_event_attr *timer)
 static void *preload_libraries(void *ready)
 {
 	dlib_capstone_load();
-	if (swb_emulation_wanted())
+	if (swb_emulation_wanted() && swb_libunicorn_wanted())
 		dlib_unicorn_load();
 	__atomic_store_n((bool *)ready, true, __ATOMIC_RELEASE);
 	return NULL;
@@ -1530,13 +1531,11 @@ static void print_summary(const struct session *s)
 		if (t->verify)
 			sb_printf(&sb, ", %" PRIu64 " emulated parts diverged", t->diverged);
 		if (s->loading_windows)
-			sb_printf(&sb, ", %" PRIu64 " windows followed while libunicorn loaded", s->loading_windows);
+			sb_printf(&sb, ", %" PRIu64 " windows while libunicorn loaded", s->loading_windows);
 		sb_printf(&sb, ", %u emulator%s for %u process%s", swb_uc_started(), swb_uc_started() == 1 ? "" : "s",
 			  swb_uc_processes(), swb_uc_processes() == 1 ? "" : "es");
-	} else if (s->loading_windows && !__atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE)) {
-		sb_puts(&sb, "not emulated (the program ended before libunicorn.so.2 was loaded)");
 	} else {
-		sb_puts(&sb, "not emulated (libunicorn.so.2 missing, or OCREC_SAMPLER_EMULATION=0)");
+		sb_puts(&sb, swb_emulation_wanted() ? "not emulated (no window was)" : "not emulated (OCREC_SAMPLER_EMULATION=0)");
 	}
 	oc_debug(1, "software branch sampler: %s; %" PRIu64 " restarted on a plan mismatch, %" PRIu64
 		 " by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64
@@ -1612,7 +1611,7 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
 	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
-	s.tracer.no_emulation = preloading && swb_emulation_wanted();
+	s.tracer.no_libunicorn = preloading && swb_emulation_wanted();
 	if (swb_emulation_wanted())
 		swb_uc_no_huge_pages();
 	/* Its probe's first debug register waits for an RCU grace period (the

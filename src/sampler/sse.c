@@ -387,12 +387,8 @@ bool swb_sse_run(struct swb_emu *e, const struct swb_uop *u)
 			}
 		}
 		memcpy(io->xmm[u->dst & 15], d, 16);
-		io->xmm_written |= (uint16_t)(1u << (u->dst & 15));
 		break;
 	}
-	if (m != *io->mxcsr) {
-		*io->mxcsr = m;
-		io->mxcsr_written = true;
-	}
+	*io->mxcsr = m;
 	return true;
 }

@@ -128,6 +128,7 @@ enum swb_uc_why {
 	SWB_UC_CODE,            /* code in writable memory (a JIT) */
 	SWB_UC_LIMIT,           /* too many blocks without the window filling */
 	SWB_UC_SIGNAL,          /* a signal is pending: the thread takes it first */
+	SWB_UC_ENGINE,          /* libunicorn would go on, but is missing or still loading */
 	SWB_UC_NR
 };
 const char *swb_uc_why_name(enum swb_uc_why why);
@@ -188,8 +189,9 @@ struct swb_tracer {
 	uint64_t blocked;       /* windows ended at a syscall that blocked, or not begun in one */
 	uint64_t lost;          /* windows whose thread ran past every breakpoint (a planner bug) */
 	uint64_t sigtrap_blocked;       /* windows not followed: the thread blocks SIGTRAP */
-	/* Emulation (emulate.h): windows are emulated first unless no_emulation
-	 * (or OCREC_SAMPLER_EMULATION=0), and followed from where it stops,
+	/* Emulation (emulate.h): windows are emulated first unless
+	 * OCREC_SAMPLER_EMULATION=0 (with no_libunicorn, by the interpreter
+	 * alone: libunicorn is still loading), and followed from where it stops,
 	 * the emulated branches guiding the plans. An emulated window leaves
 	 * the thread where it was, or where emulation last went on; with
 	 * finish, the thread is followed to the window's end. With verify
@@ -197,7 +199,7 @@ struct swb_tracer {
 	 * emulated branches. A part followed without them is compared with the
 	 * emulated one: diverged counts those that differed, and the window
 	 * holds the emulated branches (for tests to judge emulation). */
-	bool no_emulation, finish, verify;
+	bool no_libunicorn, finish, verify;
 	bool emulating;         /* a window was emulated */
 	uint64_t emulated_insns, followed_insns;        /* about, for the latter */
 	uint64_t interpreted_insns;     /* of the emulated, by ocrec's own interpreter */

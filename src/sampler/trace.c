@@ -1624,7 +1624,8 @@ static enum round_result round_of(struct follow *f)
  * instruction emulation stopped at: not in code that keeps stopping it. */
 static bool emulate_after(enum swb_uc_why why)
 {
-	return why == SWB_UC_SYSCALL || why == SWB_UC_INSN || why == SWB_UC_MEMORY || why == SWB_UC_TRAP;
+	return why == SWB_UC_SYSCALL || why == SWB_UC_INSN || why == SWB_UC_MEMORY || why == SWB_UC_TRAP ||
+	       why == SWB_UC_ENGINE;
 }
 
 static bool same_branches(const struct swb_entry *a, const struct swb_entry *b, int n)
@@ -1662,7 +1663,7 @@ static enum round_result emulated_part(struct follow *f, struct swb_uc *u, bool 
 {
 	struct swb_tracer *t = f->t;
 	struct swb_window *w = f->w, part = { .e = t->part };
-	struct swb_uc_goal g = { f->depth, t->seek, f->p0, w->taken };
+	struct swb_uc_goal g = { f->depth, t->seek, f->p0, w->taken, t->no_libunicorn };
 	struct swb_uc_out o = { .e = t->emulated, .cap = t->cap };
 	const struct swb_entry *src;
 	struct target tg;
@@ -1776,7 +1777,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		t->bp = swb_breakpoints();
 	f.int3 = t->bp == SWB_BP_INT3;
 	t->spawned = false;
-	if (!t->no_emulation && swb_emulation_wanted() && (u = swb_space_uc(sp))) {
+	if (swb_emulation_wanted() && (u = swb_space_uc(sp))) {
 		int cap = depth + depth / 4 + 1;
 
 		if (t->cap < cap) {

@@ -8,8 +8,10 @@
 # thread to each window's end without them and prints the emulated branches,
 # so that the full trace judges emulation. The follower alone (without
 # libunicorn, or OCREC_SAMPLER_EMULATION=0), libunicorn alone
-# (OCREC_SAMPLER_INTERPRETER=0) and verify mode (every emulated part followed
-# without the emulated branches) are checked too.
+# (OCREC_SAMPLER_INTERPRETER=0), the interpreter alone, followed where it
+# stops (OCREC_SAMPLER_LIBUNICORN=0, as where libunicorn is missing) and
+# verify mode (every emulated part followed without the emulated branches)
+# are checked too.
 . "$(dirname "$0")/../lib.sh"
 HELPER=$BUILD/tests/helpers/sampler-trace
 PROGS=$ROOT/tests/progs
@@ -79,6 +81,11 @@ exact() {
 		unset OCREC_SAMPLER_INTERPRETER
 		check_match "$_n: windows of 32, libunicorn alone: emulated, nothing interpreted" \
 			'^emulated [1-9][0-9]* interpreted 0 ' "$(tail -n 2 "$TMP/$_n.err" | head -n 1)"
+		export OCREC_SAMPLER_LIBUNICORN=0
+		windows "$_n" "windows of 32, the interpreter alone" 32 $_start -- "$@"
+		unset OCREC_SAMPLER_LIBUNICORN
+		check_match "$_n: windows of 32, the interpreter alone: all that was emulated, interpreted" \
+			'^emulated ([1-9][0-9]*) interpreted \1 ' "$(tail -n 2 "$TMP/$_n.err" | head -n 1)"
 		windows "$_n" "windows of 32, verify" 32 --verify $_start -- "$@"
 		windows "$_n" "windows of 32, followed alone" 32 --follow $_start -- "$@"
 		check_match "$_n: windows of 32, followed alone: nothing emulated" '^emulated 0 ' \
@@ -104,6 +111,10 @@ if [ -n "$unicorn" ]; then
 	windows handover "windows of 32 once more" 32 $(start_of "$TMP/handover") -- "$TMP/handover" 300
 	check "handover: the interpreter ran part of the windows, libunicorn the rest" awk \
 		'/^emulated / { exit !($2 > $4 && $4 > 0) }' "$TMP/handover.err"
+	OCREC_SAMPLER_LIBUNICORN=0 "$HELPER" windows 32 $(start_of "$TMP/handover") -- "$TMP/handover" 300 \
+		>/dev/null 2>"$TMP/handover-alone.err"
+	check_match "handover, the interpreter alone: it stops where libunicorn would go on" \
+		' no libunicorn [1-9]' "$(tail -n 2 "$TMP/handover-alone.err" | head -n 1)"
 fi
 
 # A loaded machine: the program waits for a CPU (here at idle priority beside

@@ -24,6 +24,7 @@ cc_prog shared "$PROGS/sampler-shared.c" -pthread || { fail "compile sampler-sha
 cc_prog mmap "$PROGS/sampler-mmap.c" || { fail "compile sampler-mmap.c" "cc failed"; exit 1; }
 cc_prog unheld "$PROGS/sampler-unheld.c" -pthread -fno-if-conversion -fno-if-conversion2 ||
 	{ fail "compile sampler-unheld.c" "cc failed"; exit 1; }
+cc_prog handover "$PROGS/sampler-handover.c" || { fail "compile sampler-handover.c" "cc failed"; exit 1; }
 cd "$TMP" || exit 1
 REC=$RECORDER
 
@@ -147,6 +148,27 @@ if ldconfig -p 2>/dev/null | grep -q 'libunicorn\.so\.2 '; then
 else
 	skip "processes in turn" "libunicorn.so.2 is not installed (make deps): nothing is emulated"
 fi
+# Where libunicorn is missing (hidden here by /dev/null mounted over it, in
+# a mount namespace of the recording's own), the interpreter still computes
+# the windows, and each is followed on from where libunicorn would have taken
+# over: the program's bswap, rol, pshufd and x87. No engine is started.
+lib=$(ldconfig -p 2>/dev/null | awk '/libunicorn\.so\.2 / { print $NF; exit }')
+if [ -n "$lib" ] && unshare -m true 2>/dev/null; then
+	./handover 20000000
+	want=$?
+	unshare -m sh -c 'mount --bind /dev/null "$(readlink -f "$0")" && exec "$@"' "$lib" \
+		"$OCREC" record -v -b --branch-sampler=software -F 2000 -o nouc.data ./handover 20000000 >/dev/null 2>nouc.err
+	check_eq "without libunicorn: the program's own exit status" "$want" $?
+	check_match "without libunicorn: a warning names it" '^ocrec: warning: cannot load libunicorn\.so\.2 ' \
+		"$(grep -m1 libunicorn nouc.err)"
+	check_match "without libunicorn: windows interpreted, followed where it stops, no engine" \
+		'instructions [1-9][0-9]* emulated \([1-9][0-9]* of them interpreted\) .*: no libunicorn [1-9][0-9]*.*, 0 emulators for 1 process;' \
+		"$(grep 'software branch sampler:' nouc.err)"
+	check_match "without libunicorn: perf script reads the windows" '^[1-9]' \
+		"$(perf script -i nouc.data -F brstack 2>/dev/null | grep -c /)"
+else
+	skip "without libunicorn" "needs libunicorn.so.2 and a mount namespace (unshare -m: root)"
+fi
 # 300M iterations: some 150 ms on two CPUs. 30M (15 ms) left room for few
 # windows, at times from one thread only (a sanitizer-built tracer's first
 # window takes 2-3 ms).
@@ -228,10 +250,10 @@ check_eq "fork and exec: exit 0" 0 $?
 check_match "fork and exec: windows in both programs" ' div .* loop |loop .* div ' \
 	" $(perf script -i fork.data -F comm 2>/dev/null | sort | uniq -c | tr -s ' \n' '  ')$(perf script -i fork.data --show-task-events 2>/dev/null | grep -o 'COMM exec: [^:]*' | tr '\n' ' ')$(grep -m1 'software branch sampler:' fork.err)"
 # The -v line: windows, stops a window, instructions emulated and followed,
-# why emulation stopped early, by reason, and the windows followed while
+# why emulation stopped early, by reason, and the windows taken while
 # libunicorn was still loading (when there were some).
 check_match "-v: the sampler's summary line" \
-	'software branch sampler: [0-9]+ windows of [0-9]+ timer samples .*, [0-9]+\.[0-9]{2} stops a window \([0-9]+ at (int3|debug registers), [0-9]+ single-steps\), (instructions [0-9]+ emulated \([0-9]+ of them interpreted\) and about [0-9]+ followed, emulation stopped early( never|: [a-z ]+ [0-9]+(, [a-z ]+ [0-9]+)*)(, [0-9]+ windows followed while libunicorn loaded)?, [0-9]+ emulators? for [0-9]+ process(es)?;|not emulated)' \
+	'software branch sampler: [0-9]+ windows of [0-9]+ timer samples .*, [0-9]+\.[0-9]{2} stops a window \([0-9]+ at (int3|debug registers), [0-9]+ single-steps\), (instructions [0-9]+ emulated \([0-9]+ of them interpreted\) and about [0-9]+ followed, emulation stopped early( never|: [a-z ]+ [0-9]+(, [a-z ]+ [0-9]+)*)(, [0-9]+ windows while libunicorn loaded)?, [0-9]+ emulators? for [0-9]+ process(es)?;|not emulated)' \
 	"$(grep 'software branch sampler:' fork.err)"
 # A group-stop stays a stop until SIGCONT, as without ocrec.
 rm -f stopped.pid

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	/* the thread is followed to each window's end: windows are back to back */
 	struct swb_tracer t = { .other = other, .finish = true };
 	struct swb_space *sp;
-	bool full;
+	bool full, follow = false;
 	int depth = 0, status, argi = 2, i;
 	uint64_t start = 0;
 	pid_t pid;
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 		argi++;
 	}
 	if (argi < argc && strcmp(argv[argi], "--follow") == 0) {
-		t.no_emulation = true;
+		follow = true;
 		argi++;
 	}
 	if (argi + 1 < argc && strcmp(argv[argi], "--start") == 0) {
@@ -117,6 +117,10 @@ int main(int argc, char **argv)
 		execvp(argv[argi], argv + argi);
 		_exit(127);
 	}
+	/* not before the fork: the program's environment would differ from the
+	 * full trace's, and so would the loader's branches over it */
+	if (follow)
+		setenv("OCREC_SAMPLER_EMULATION", "0", 1);
 	unstarve();
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
 		fprintf(stderr, "sampler-trace: %s did not start\n", argv[argi]);

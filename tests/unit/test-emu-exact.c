@@ -374,7 +374,7 @@ static const char *differ(csh cs, cs_insn *insn, unsigned i, const struct native
 	uint64_t addr = 0x1000, eflags;
 	struct user_regs_struct r;
 	uint32_t mxcsr = st->mxcsr;
-	struct swb_emu_io io = { m_read, m_write, m_load_sse, NULL, xmm, &mxcsr, 0, false };
+	struct swb_emu_io io = { m_read, m_write, m_load_sse, NULL, xmm, &mxcsr };
 	struct swb_uop u;
 	struct swb_emu e;
 	unsigned k;
