@@ -1122,14 +1122,7 @@ static void on_block(uc_engine *uc, uint64_t b, uint32_t size, void *arg)
 
 static bool interpreter_wanted(void)
 {
-	static int wanted = -1;
-
-	if (wanted < 0) {
-		const char *env = getenv("OCREC_SAMPLER_INTERPRETER");
-
-		wanted = !env || strcmp(env, "0") != 0;
-	}
-	return wanted;
+	return !env_off("OCREC_SAMPLER_INTERPRETER");
 }
 
 static bool load_sse(void *arg)
@@ -1356,14 +1349,7 @@ static void close_engine(struct swb_uc *u)
 
 bool swb_libunicorn_wanted(void)
 {
-	static int wanted = -1;
-
-	if (wanted < 0) {
-		const char *env = getenv("OCREC_SAMPLER_LIBUNICORN");
-
-		wanted = !env || strcmp(env, "0") != 0;
-	}
-	return wanted;
+	return !env_off("OCREC_SAMPLER_LIBUNICORN");
 }
 
 /* libunicorn's engine for u, started when it first takes over a window:

@@ -1734,14 +1734,7 @@ static enum round_result emulated_part(struct follow *f, struct swb_uc *u, bool 
 
 bool swb_emulation_wanted(void)
 {
-	static int wanted = -1;
-
-	if (wanted < 0) {
-		const char *env = getenv("OCREC_SAMPLER_EMULATION");
-
-		wanted = !env || strcmp(env, "0") != 0;
-	}
-	return wanted;
+	return !env_off("OCREC_SAMPLER_EMULATION");
 }
 
 void swb_tracer_free(struct swb_tracer *t)

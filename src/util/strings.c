@@ -26,6 +26,13 @@ const char *str_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+bool env_off(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0") == 0;
+}
+
 char *str_trim(char *s)
 {
 	char *e;

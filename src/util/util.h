@@ -163,6 +163,9 @@ bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 char *str_trim(char *s);                 /* in place; returns s moved past blanks */
 const char *str_basename(const char *path);     /* after the last '/', else path */
+/* Whether the environment variable name is set to "0" (a switch that is on
+ * unless turned off). */
+bool env_off(const char *name);
 void str_lower(char *s);
 void str_upper(char *s);
 /* Parse an unsigned number (decimal, 0x hex, 0 octal) that fills the whole string. */

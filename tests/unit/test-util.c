@@ -122,6 +122,15 @@ int main(void)
 	CHECK_STR(str_basename("/usr/lib/libc.so.6"), "libc.so.6", "str_basename: after the last slash");
 	CHECK_STR(str_basename("gawk"), "gawk", "str_basename: a name without a slash is its own");
 	CHECK_STR(str_basename("dir/"), "", "str_basename: nothing after a trailing slash");
+	unsetenv("OCREC_TEST_SWITCH");
+	CHECK(!env_off("OCREC_TEST_SWITCH"), "env_off: an unset switch is on");
+	setenv("OCREC_TEST_SWITCH", "0", 1);
+	CHECK(env_off("OCREC_TEST_SWITCH"), "env_off: 0 turns it off");
+	setenv("OCREC_TEST_SWITCH", "1", 1);
+	CHECK(!env_off("OCREC_TEST_SWITCH"), "env_off: another value leaves it on");
+	setenv("OCREC_TEST_SWITCH", "", 1);
+	CHECK(!env_off("OCREC_TEST_SWITCH"), "env_off: so does an empty one");
+	unsetenv("OCREC_TEST_SWITCH");
 
 	sb_printf(&sb, "%s-%d", "a", 7);
 	sb_putc(&sb, '!');
