@@ -25,7 +25,9 @@
 # sys of ocrec and the program: the time spent waiting for a core on a busy
 # machine is left out), windows and ptrace stops per window (from ocrec's -v
 # line), and the cost of a window: the extra wall and CPU time over the plain
-# run, divided by the windows. First, the fixed cost: ocrec recording `sleep
+# run, divided by the windows; after the goal's line, the plain runs'
+# spread (their range over their median: wider than the goal's 0.10x, the
+# machine's own speed moved more than the ratios can tell). First, the fixed cost: ocrec recording `sleep
 # 0.05` (no windows: it sleeps; long enough for the libraries to load, which a
 # recording that ends sooner waits for), against `sleep 0.05` alone: the part
 # of every ratio that no window adds. Last, per program, where the 1 kHz
@@ -189,6 +191,13 @@ for name, cmd in programs:
           f"4 kHz <= 1.50x -> {'met' if r4 <= 1.5 else 'NOT met'}; the floor here: "
           f"{floor['1kHz floor']:.2f}x and {floor['4kHz floor']:.2f}x (PTRACE_INTERRUPT), "
           f"{floor['1kHz floor signal']:.2f}x and {floor['4kHz floor signal']:.2f}x (signal)")
+    # A machine whose own speed moves between rounds (seen on a VM: the same
+    # plain run 20-25 % apart minutes apart) makes every ratio above as
+    # uncertain: the plain runs' spread says how far they can be read.
+    plain = [x[0] for x in res["plain"]]
+    spread = (max(plain) - min(plain)) / base_wall
+    print(f"  the plain runs: {min(plain) * 1e3:.1f}-{max(plain) * 1e3:.1f} ms, a spread of {spread:.2f}x"
+          + (": wider than the 1 kHz goal's 0.10x, so these ratios cannot judge it" if spread > 0.1 else ""))
     # Where the 1 kHz recording's extra wall time goes, in runs of their own
     # through `bash -c 'program; times'`: ocrec's own time in the windows (-vv
     # prints each window's, the thread stopped meanwhile) and the program's
