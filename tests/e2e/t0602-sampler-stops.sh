@@ -63,17 +63,23 @@ for mode in signal interrupt; do
 	# tracer learns it; windows that would follow it across a system call
 	# that blocks SIGTRAP, or into a handler that blocks it, are dropped
 	# there. The program sees its own SIGTRAP only, its mask and handler as
-	# it set them (exit 0). Its windows while SIGTRAP is blocked are not
-	# much fewer than after (without the interrupts, signal stops would give
-	# that phase one window, or one each 10 ms: seen 24-35 against 74,
-	# interrupted 50).
+	# it set them (exit 0). While SIGTRAP is blocked the timer's samples
+	# still get windows of their own, not one for the whole phase (as signal
+	# stops without the interrupts gave): the phase's windows against the
+	# samples they stand for (the periods, 1 ms a sample at 1 kHz; a window
+	# that waited for the tracer carries the samples merged into it). The
+	# windows were once compared with those of the unblocked phase after it:
+	# on a loaded machine (a sanitized CI run beside another suite and two
+	# busy loops) the tracer fell behind at the start, and 10 windows against
+	# 128 failed that; under two busy loops alone, 5dc5a1a's and this
+	# tracer's blocked phase both came down to a third of the other's.
 	$REC -v -F 1000 -o sigtrap-$mode.data ./sigtrap 100000000 >/dev/null 2>sigtrap-$mode.err
 	check_eq "$mode: SIGTRAP blocked: the program sees only its own" 0 $?
-	perf script -i sigtrap-$mode.data -F ip,sym 2>/dev/null >sigtrap-$mode.syms
-	blocked=$(grep -c ' compute_blocked' sigtrap-$mode.syms)
-	unblocked=$(grep -c ' compute_unblocked' sigtrap-$mode.syms)
-	check "$mode: SIGTRAP blocked: windows all the same ($blocked blocked, $unblocked unblocked)" \
-		test "$unblocked" -gt 0 -a "$((blocked * 6))" -ge "$unblocked"
+	set -- $(perf script -i sigtrap-$mode.data -F period,ip,sym 2>/dev/null |
+		awk '/ compute_blocked/ { w++; p += $1 } END { printf "%d %d\n", w, p / 1000000 + 0.5 }')
+	check "$mode: SIGTRAP blocked: a window for most samples ($1 windows for $2 samples)" \
+		test "${1:-0}" -gt 0 -a "$((${1:-0} * 6))" -ge "${2:-0}"
+	[ "${1:-0}" -gt 0 ] && [ "$((${1:-0} * 6))" -ge "${2:-0}" ] || grep 'software branch sampler:' sigtrap-$mode.err
 	# A vfork() child that its sample stops while its parent's window waits
 	# in vfork() for it runs on to its exec: kept stopped for a window of
 	# its own, it hung the recording for good (4 runs in 4 of this, signal
