@@ -266,7 +266,10 @@ static void apply_fork(struct session *s, const struct pd_event *ev)
 }
 
 /* The call chain as perf's resolve_callchain_sample() walks it: markers set
- * the mode of the frames after them, and at most max_stack frames count. */
+ * the mode of the frames after them, and at most max_stack frames count. Any
+ * other value in the marker range (the kernel's user-stack walk can store a
+ * return address of -1) makes perf's add_callchain_ip() take the whole chain
+ * for corrupt and drop it: none of it is kept here either. */
 static size_t make_frames(struct session *s, const struct pd_sample *smp)
 {
 	uint8_t mode = PERF_RECORD_MISC_USER;
@@ -275,9 +278,14 @@ static size_t make_frames(struct session *s, const struct pd_sample *smp)
 	for (i = 0; i < smp->callchain_nr && n < (size_t)s->opts.max_stack; i++) {
 		uint64_t ip = smp->callchain[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			mode = ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
-			       : ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
-			       : PERF_RECORD_MISC_HYPERVISOR;
+			if (ip == (uint64_t)PERF_CONTEXT_USER)
+				mode = PERF_RECORD_MISC_USER;
+			else if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+				mode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == (uint64_t)PERF_CONTEXT_HV)
+				mode = PERF_RECORD_MISC_HYPERVISOR;
+			else
+				return 0;
 			continue;
 		}
 		if (n == s->cap_frames)

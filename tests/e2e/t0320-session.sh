@@ -39,6 +39,32 @@ else
 	check_match "--max-stack x: one line naming the option" "^ocrec: script: --max-stack x: " "$(cat err)"
 fi
 
+# --- a value in the marker range that is no marker ----------------------------
+# The kernel's user-stack walk stores what it reads: a return address of -1
+# (seen in a live perf record -g, after a page fault at a function's first
+# instruction), or a guest marker perf 6.1 does not take. perf drops the whole
+# chain then, unless --max-stack stops it before that entry.
+{
+	echo "event cpu-clock fields=ip,tid,time,period,callchain type=software config=0"
+	echo "comm 43 43 prog"
+	echo "mmap2 43 0x400000 0x100000 0 /nonexistent/ocrec-t0320/prog"
+	echo "sample 43 43 0xffffffff81000000 kernel time=1000 cc 0xffffffffffffff80 0xffffffff81000000 0xffffffff81000100 0xfffffffffffffe00 0x401000 0xffffffffffffffff"
+	echo "sample 43 43 0x401000 time=2000 cc 0xfffffffffffffe00 0x401000 0xfffffffffffff800 0x401010"
+	echo "sample 43 43 0x401000 time=3000 cc 0xfffffffffffffe00 0x401000 0x401020"
+} >corrupt.spec
+if ! "$SYNTH" -o corrupt.data corrupt.spec 2>err; then
+	fail "pd-synth writes chains with values in the marker range" "$(cat err)"
+else
+	for args in "" "-F ip,sym" "--max-stack 1" "--max-stack 3"; do
+		perf script -i corrupt.data $args >perf.out 2>/dev/null
+		"$OCREC" script -i corrupt.data $args >ocrec.out 2>err
+		check_files_eq "a chain with -1 or a guest marker: script ${args:-(default)} equals perf script" \
+			perf.out ocrec.out
+	done
+	check_eq "a chain with -1 or a guest marker: dropped whole, the sound one kept" "0 0 2" \
+		"$("$OCREC" script -i corrupt.data | awk '/cpu-clock/ { if (n != "") printf "%d ", n; n = 0; next } /^\t/ { n++ } END { print n }')"
+fi
+
 # --- C++ names ----------------------------------------------------------------
 if ! command -v c++ >/dev/null 2>&1; then
 	skip "C++ names" "no C++ compiler"
