@@ -12,24 +12,37 @@ SYNTH=$BUILD/tests/helpers/pd-synth
 cd "$TMP" || exit 1
 rows() { grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/  +/|/g'; }
 
-# --- a 254-entry call chain ---------------------------------------------------
-# (the program's file is not there: its frames are "[unknown] (path)" in both)
-{
+# chain_spec PID: a pd-synth spec's head, for samples with call chains in a
+# program whose file is not there (its frames are "[unknown] (path)" in both)
+chain_spec() {
 	echo "event cpu-clock fields=ip,tid,time,period,callchain type=software config=0"
-	echo "comm 42 42 prog"
-	echo "mmap2 42 0x400000 0x100000 0 /nonexistent/ocrec-t0320/prog"
+	echo "comm $1 $1 prog"
+	echo "mmap2 $1 0x400000 0x100000 0 /nonexistent/ocrec-t0320/prog"
+}
+# like_perf LABEL FILE OPTIONS...: ocrec script prints what perf script does,
+# with each OPTIONS string
+like_perf() {
+	_label=$1 _file=$2
+	shift 2
+	for args in "$@"; do
+		perf script -i "$_file" $args >perf.out 2>/dev/null
+		"$OCREC" script -i "$_file" $args >ocrec.out 2>err
+		check_files_eq "$_label: script ${args:-(default)} equals perf script ($(wc -l <perf.out) lines)" \
+			perf.out ocrec.out
+	done
+}
+
+# --- a 254-entry call chain ---------------------------------------------------
+{
+	chain_spec 42
 	echo "sample 42 42 0x401000 time=1000 cc 0xfffffffffffffe00 0x401000..0x4010fd"
 	echo "sample 42 42 0x401000 time=2000 cc 0xfffffffffffffe00 0x401000..0x401009"
 } >chain.spec
 if ! "$SYNTH" -o chain.data chain.spec 2>err; then
 	fail "pd-synth writes a 254-entry call chain" "$(cat err)"
 else
-	for args in "" "-F ip,sym" "--max-stack 3" "--max-stack 0" "--max-stack 300 -F ip"; do
-		perf script -i chain.data $args >perf.out 2>/dev/null
-		"$OCREC" script -i chain.data $args >ocrec.out 2>err
-		check_files_eq "254-entry call chain: script ${args:-(default)} equals perf script ($(wc -l <perf.out) lines)" \
-			perf.out ocrec.out
-	done
+	like_perf "254-entry call chain" chain.data "" "-F ip,sym" "--max-stack 3" "--max-stack 0" \
+		"--max-stack 300 -F ip"
 	max=$(cat /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo 127)
 	[ "$max" -gt 254 ] && max=254
 	check_eq "the default cut is kernel.perf_event_max_stack ($max frames)" "$max" \
@@ -45,9 +58,7 @@ fi
 # instruction), or a guest marker perf 6.1 does not take. perf drops the whole
 # chain then, unless --max-stack stops it before that entry.
 {
-	echo "event cpu-clock fields=ip,tid,time,period,callchain type=software config=0"
-	echo "comm 43 43 prog"
-	echo "mmap2 43 0x400000 0x100000 0 /nonexistent/ocrec-t0320/prog"
+	chain_spec 43
 	echo "sample 43 43 0xffffffff81000000 kernel time=1000 cc 0xffffffffffffff80 0xffffffff81000000 0xffffffff81000100 0xfffffffffffffe00 0x401000 0xffffffffffffffff"
 	echo "sample 43 43 0x401000 time=2000 cc 0xfffffffffffffe00 0x401000 0xfffffffffffff800 0x401010"
 	echo "sample 43 43 0x401000 time=3000 cc 0xfffffffffffffe00 0x401000 0x401020"
@@ -55,12 +66,7 @@ fi
 if ! "$SYNTH" -o corrupt.data corrupt.spec 2>err; then
 	fail "pd-synth writes chains with values in the marker range" "$(cat err)"
 else
-	for args in "" "-F ip,sym" "--max-stack 1" "--max-stack 3"; do
-		perf script -i corrupt.data $args >perf.out 2>/dev/null
-		"$OCREC" script -i corrupt.data $args >ocrec.out 2>err
-		check_files_eq "a chain with -1 or a guest marker: script ${args:-(default)} equals perf script" \
-			perf.out ocrec.out
-	done
+	like_perf "a chain with -1 or a guest marker" corrupt.data "" "-F ip,sym" "--max-stack 1" "--max-stack 3"
 	check_eq "a chain with -1 or a guest marker: dropped whole, the sound one kept" "0 0 2" \
 		"$("$OCREC" script -i corrupt.data | awk '/cpu-clock/ { if (n != "") printf "%d ", n; n = 0; next } /^\t/ { n++ } END { print n }')"
 fi
