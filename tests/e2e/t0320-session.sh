@@ -19,6 +19,10 @@ chain_spec() {
 	echo "comm $1 $1 prog"
 	echo "mmap2 $1 0x400000 0x100000 0 /nonexistent/ocrec-t0320/prog"
 }
+# synth NAME: NAME.data written from NAME.spec; a failed check when it cannot
+synth() {
+	"$SYNTH" -o "$1.data" "$1.spec" 2>err || { fail "pd-synth writes $1.spec" "$(cat err)"; return 1; }
+}
 # like_perf LABEL FILE OPTIONS...: ocrec script prints what perf script does,
 # with each OPTIONS string
 like_perf() {
@@ -38,9 +42,7 @@ like_perf() {
 	echo "sample 42 42 0x401000 time=1000 cc 0xfffffffffffffe00 0x401000..0x4010fd"
 	echo "sample 42 42 0x401000 time=2000 cc 0xfffffffffffffe00 0x401000..0x401009"
 } >chain.spec
-if ! "$SYNTH" -o chain.data chain.spec 2>err; then
-	fail "pd-synth writes a 254-entry call chain" "$(cat err)"
-else
+if synth chain; then
 	like_perf "254-entry call chain" chain.data "" "-F ip,sym" "--max-stack 3" "--max-stack 0" \
 		"--max-stack 300 -F ip"
 	max=$(cat /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo 127)
@@ -63,9 +65,7 @@ fi
 	echo "sample 43 43 0x401000 time=2000 cc 0xfffffffffffffe00 0x401000 0xfffffffffffff800 0x401010"
 	echo "sample 43 43 0x401000 time=3000 cc 0xfffffffffffffe00 0x401000 0x401020"
 } >corrupt.spec
-if ! "$SYNTH" -o corrupt.data corrupt.spec 2>err; then
-	fail "pd-synth writes chains with values in the marker range" "$(cat err)"
-else
+if synth corrupt; then
 	like_perf "a chain with -1 or a guest marker" corrupt.data "" "-F ip,sym" "--max-stack 1" "--max-stack 3"
 	check_eq "a chain with -1 or a guest marker: dropped whole, the sound one kept" "0 0 2" \
 		"$("$OCREC" script -i corrupt.data | awk '/cpu-clock/ { if (n != "") printf "%d ", n; n = 0; next } /^\t/ { n++ } END { print n }')"
@@ -113,7 +113,7 @@ fi
 	for i in 1 2 3; do echo "sample 1 1 0x401000 br 0x401010/0x401020"; done
 	echo "sample 2 2 0x402000 br 0x402010/0x402020"
 } >comms.spec
-"$SYNTH" -o comms.data comms.spec
+synth comms
 for pct in "" "--percentage absolute" "--percentage relative"; do
 	want=75.00%
 	[ "$pct" = "--percentage relative" ] && want=100.00%
