@@ -71,7 +71,7 @@ for mode in signal interrupt; do
 	# windows were once compared with those of the unblocked phase after it:
 	# on a loaded machine (a sanitized CI run beside another suite and two
 	# busy loops) the tracer fell behind at the start, and 10 windows against
-	# 128 failed that; beside two busy loops alone, in 18 sanitized runs each,
+	# 128 failed that; beside two busy loops alone, in 24 sanitized runs each,
 	# the blocked phase's windows came down to 0.46 of the other's with
 	# 5dc5a1a's tracer and to 0.23 with cb0d793's, at 0.5-1.0 window a sample.
 	$REC -v -F 1000 -o sigtrap-$mode.data ./sigtrap 100000000 >/dev/null 2>sigtrap-$mode.err
