@@ -13,10 +13,11 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
 
-# check NAME CMD...: passes when CMD exits 0.
+# check NAME CMD...: passes when CMD exits 0; returns CMD's status too,
+# so that a caller can print more on failure (check ... || cat log).
 check() {
 	_n=$1; shift
-	if "$@" >"$TMP/.out" 2>&1; then pass "$_n"; else fail "$_n" "command failed: $* ($(tail -n 3 "$TMP/.out" | tr '\n' ' '))"; fi
+	if "$@" >"$TMP/.out" 2>&1; then pass "$_n"; else fail "$_n" "command failed: $* ($(tail -n 3 "$TMP/.out" | tr '\n' ' '))"; return 1; fi
 }
 # check_fails NAME CMD...: passes when CMD exits non-zero.
 check_fails() {

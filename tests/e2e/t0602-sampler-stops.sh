@@ -79,8 +79,8 @@ for mode in signal interrupt; do
 	set -- $(perf script -i sigtrap-$mode.data -F period,ip,sym 2>/dev/null |
 		awk '/ compute_blocked/ { w++; p += $1 } END { printf "%d %d\n", w, p / 1000000 + 0.5 }')
 	check "$mode: SIGTRAP blocked: a window for most samples ($1 windows for $2 samples)" \
-		test "${1:-0}" -gt 0 -a "$((${1:-0} * 6))" -ge "${2:-0}"
-	[ "${1:-0}" -gt 0 ] && [ "$((${1:-0} * 6))" -ge "${2:-0}" ] || grep 'software branch sampler:' sigtrap-$mode.err
+		test "${1:-0}" -gt 0 -a "$((${1:-0} * 6))" -ge "${2:-0}" ||
+		grep 'software branch sampler:' sigtrap-$mode.err
 	# A vfork() child that its sample stops while its parent's window waits
 	# in vfork() for it runs on to its exec: kept stopped for a window of
 	# its own, it hung the recording for good (4 runs in 4 of this, signal
