@@ -118,6 +118,7 @@ struct swb_uc {
 	csh cs;
 	cs_insn *insn;
 	unsigned maps_gen;      /* of mem, when the pages were last checked */
+	bool interpret;         /* the interpreter runs first (interpreter_wanted()) */
 	struct hmap pages;      /* uint64_t page address -> struct upage * */
 	struct hmap specials;   /* uint64_t instruction address -> struct special * */
 	struct hmap tbs;        /* uint64_t block start -> struct tbinfo * */
@@ -1410,6 +1411,7 @@ struct swb_uc *swb_uc_new(struct swb_space *sp)
 	u->sp = sp;
 	u->mem = swb_space_mem(sp);
 	u->maps_gen = swb_mem_maps_gen(u->mem);
+	u->interpret = interpreter_wanted();
 	emulated++;
 	return u;
 }
@@ -1563,7 +1565,7 @@ void swb_uc_run(struct swb_uc *u, pid_t tid, const struct user_regs_struct *regs
 	u->why = SWB_UC_INSN;
 	u->stop_at = start;
 	out->interpreted = 0;
-	if (interpreter_wanted()) {
+	if (u->interpret) {
 		struct swb_emu_io io = { vec_read, vec_write, load_sse, u, u->vec.z, &u->mxcsr };
 		struct swb_emu e;
 

@@ -1535,7 +1535,7 @@ static void print_summary(const struct session *s)
 		sb_printf(&sb, ", %u emulator%s for %u process%s", swb_uc_started(), swb_uc_started() == 1 ? "" : "s",
 			  swb_uc_processes(), swb_uc_processes() == 1 ? "" : "es");
 	} else {
-		sb_puts(&sb, swb_emulation_wanted() ? "not emulated (no window was)" : "not emulated (OCREC_SAMPLER_EMULATION=0)");
+		sb_puts(&sb, !t->no_emulation ? "not emulated (no window was)" : "not emulated (OCREC_SAMPLER_EMULATION=0)");
 	}
 	oc_debug(1, "software branch sampler: %s; %" PRIu64 " restarted on a plan mismatch, %" PRIu64
 		 " by steps alone, %" PRIu64 " holding other threads, %" PRIu64 " at a blocking syscall, %" PRIu64
@@ -1611,8 +1611,9 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
 	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
-	s.tracer.no_libunicorn = preloading && swb_emulation_wanted();
-	if (swb_emulation_wanted())
+	s.tracer.no_emulation = !swb_emulation_wanted();
+	s.tracer.no_libunicorn = preloading && !s.tracer.no_emulation;
+	if (!s.tracer.no_emulation)
 		swb_uc_no_huge_pages();
 	/* Its probe's first debug register waits for an RCU grace period (the
 	 * kernel's first task-bound perf event does, 5 to 22 ms here), which

@@ -189,8 +189,9 @@ struct swb_tracer {
 	uint64_t blocked;       /* windows ended at a syscall that blocked, or not begun in one */
 	uint64_t lost;          /* windows whose thread ran past every breakpoint (a planner bug) */
 	uint64_t sigtrap_blocked;       /* windows not followed: the thread blocks SIGTRAP */
-	/* Emulation (emulate.h): windows are emulated first unless
-	 * OCREC_SAMPLER_EMULATION=0 (with no_libunicorn, by the interpreter
+	/* Emulation (emulate.h): windows are emulated first unless no_emulation
+	 * (the caller's swb_emulation_wanted(), read once: the environment is
+	 * not scanned each window); with no_libunicorn, by the interpreter
 	 * alone: libunicorn is still loading), and followed from where it stops,
 	 * the emulated branches guiding the plans. An emulated window leaves
 	 * the thread where it was, or where emulation last went on; with
@@ -199,7 +200,7 @@ struct swb_tracer {
 	 * emulated branches. A part followed without them is compared with the
 	 * emulated one: diverged counts those that differed, and the window
 	 * holds the emulated branches (for tests to judge emulation). */
-	bool no_libunicorn, finish, verify;
+	bool no_emulation, no_libunicorn, finish, verify;
 	bool emulating;         /* a window was emulated */
 	uint64_t emulated_insns, followed_insns;        /* about, for the latter */
 	uint64_t interpreted_insns;     /* of the emulated, by ocrec's own interpreter */

@@ -1770,7 +1770,7 @@ enum swb_result swb_collect(struct swb_tracer *t, struct swb_space *sp, pid_t ti
 		t->bp = swb_breakpoints();
 	f.int3 = t->bp == SWB_BP_INT3;
 	t->spawned = false;
-	if (swb_emulation_wanted() && (u = swb_space_uc(sp))) {
+	if (!t->no_emulation && (u = swb_space_uc(sp))) {
 		int cap = depth + depth / 4 + 1;
 
 		if (t->cap < cap) {

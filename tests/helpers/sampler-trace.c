@@ -62,7 +62,7 @@ static void unstarve(void)
 int main(int argc, char **argv)
 {
 	/* the thread is followed to each window's end: windows are back to back */
-	struct swb_tracer t = { .other = other, .finish = true };
+	struct swb_tracer t = { .other = other, .finish = true, .no_emulation = !swb_emulation_wanted() };
 	struct swb_space *sp;
 	bool full, follow = false;
 	int depth = 0, status, argi = 2, i;
@@ -117,10 +117,10 @@ int main(int argc, char **argv)
 		execvp(argv[argi], argv + argi);
 		_exit(127);
 	}
-	/* not before the fork: the program's environment would differ from the
-	 * full trace's, and so would the loader's branches over it */
+	/* not through the environment: the program's would differ from the full
+	 * trace's, and so would the loader's branches over it */
 	if (follow)
-		setenv("OCREC_SAMPLER_EMULATION", "0", 1);
+		t.no_emulation = true;
 	unstarve();
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
 		fprintf(stderr, "sampler-trace: %s did not start\n", argv[argi]);
