@@ -143,10 +143,13 @@ struct session {
 	uint64_t pin_seq;
 	pid_t window_pid;         /* the process of the window being taken */
 	uint64_t samples, timer_samples, lost, wakeups, dropped_windows;
-	/* Set (atomically) by preload_libraries() when it is done; until then
-	 * windows are emulated by the interpreter alone and followed from where
-	 * it stops (tracer.no_libunicorn), loading_windows of them. */
-	bool libraries_ready;
+	/* libunicorn is loaded by a thread of its own (load_libunicorn), started
+	 * by the first window that needs it; libunicorn_ready is set
+	 * (atomically) when it is done. Until then windows are emulated by the
+	 * interpreter alone and followed from where it stops
+	 * (tracer.no_libunicorn), loading_windows of them while it loads. */
+	pthread_t libunicorn_loader;
+	bool libunicorn_loading, libunicorn_ready;
 	uint64_t loading_windows;
 	/* Timer samples without a window of their own: merged into an earlier
 	 * one of the same thread (which got a window), or without any because the
@@ -594,6 +597,30 @@ static void before_follow(pid_t tid, void *arg)
 	pin_thread(s, s->window_pid, tid);
 }
 
+/* libunicorn (28 M instructions to load, 8-9 ms of CPU time here) only for
+ * a program whose windows need it: most end in the interpreter (div.c's,
+ * loop.c's and mawk's, all of them). ready: the session's libunicorn_ready. */
+static void *load_libunicorn(void *ready)
+{
+	dlib_unicorn_load();
+	__atomic_store_n((bool *)ready, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A window needed libunicorn: it loads beside the recording, and windows
+ * are followed from where the interpreter stops meanwhile, at a few hundred
+ * us each, rather than one waiting for it with its thread stopped. Without
+ * a thread, it loads when the next window needs it. */
+static void load_libunicorn_later(struct session *s)
+{
+	if (s->libunicorn_loading)
+		return;
+	s->libunicorn_loading =
+		pthread_create(&s->libunicorn_loader, NULL, load_libunicorn, &s->libunicorn_ready) == 0;
+	if (!s->libunicorn_loading)
+		s->tracer.no_libunicorn = false;
+}
+
 /* Collect the window of a thread stopped for it. */
 static int take_window(struct session *s, struct pending_sample *ps)
 {
@@ -601,7 +628,7 @@ static int take_window(struct session *s, struct pending_sample *ps)
 	pid_t tid = (pid_t)ps->tid;
 	struct swb_window win = { .e = s->entries };
 	enum swb_result r;
-	uint64_t t0, stops;
+	uint64_t t0, stops, engine_stops;
 
 	/* first: an ended process's emulator goes to this one if it needs one */
 	free_gone_spaces(s);
@@ -612,17 +639,22 @@ static int take_window(struct session *s, struct pending_sample *ps)
 	t0 = now_ns();
 	stops = s->tracer.stops + s->tracer.steps;
 	s->window_pid = (pid_t)ps->pid;
-	/* A thread that blocks SIGTRAP cannot be followed: while the libraries
-	 * load, its window waits for them rather than being dropped (on a busy
-	 * machine the loading outlasted a program's first phase, which blocked
-	 * SIGTRAP: none of its windows were kept). */
-	if (s->tracer.no_libunicorn && swb_blocks_sigtrap(tid))
-		while (!__atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
+	/* A thread that blocks SIGTRAP cannot be followed: its window waits for
+	 * libunicorn rather than being dropped where the interpreter stops (on a
+	 * busy machine the loading outlasted a program's first phase, which
+	 * blocked SIGTRAP: none of its windows were kept). */
+	if (s->tracer.no_libunicorn && swb_blocks_sigtrap(tid)) {
+		load_libunicorn_later(s);
+		while (s->tracer.no_libunicorn && !__atomic_load_n(&s->libunicorn_ready, __ATOMIC_ACQUIRE))
 			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
-	if (s->tracer.no_libunicorn && __atomic_load_n(&s->libraries_ready, __ATOMIC_ACQUIRE))
+	}
+	if (s->tracer.no_libunicorn && __atomic_load_n(&s->libunicorn_ready, __ATOMIC_ACQUIRE))
 		s->tracer.no_libunicorn = false;
-	s->loading_windows += s->tracer.no_libunicorn;
+	s->loading_windows += s->tracer.no_libunicorn && s->libunicorn_loading;
+	engine_stops = s->tracer.fallbacks[SWB_UC_ENGINE];
 	r = swb_collect(&s->tracer, sp, tid, s->depth, &win);
+	if (s->tracer.no_libunicorn && s->tracer.fallbacks[SWB_UC_ENGINE] != engine_stops)
+		load_libunicorn_later(s);
 	s->window_end = now_ns();
 	if (s->timer_off)
 		timer_ioctl(s, PERF_EVENT_IOC_ENABLE);
@@ -1027,18 +1059,14 @@ static int open_output(struct session *s, const struct perf_event_attr *timer)
 	return 0;
 }
 
-/* The libraries the windows need, loaded while the workload starts: the
- * first window would otherwise load them with its thread stopped (3 to 10 ms
- * here for libunicorn and capstone, longer than the program runs between
- * two windows). Windows taken meanwhile are followed with ptrace, at a few
- * hundred us each. Started after the workload is forked, so that no fork copies
- * a half-held loader lock. ready: the session's libraries_ready. */
-static void *preload_libraries(void *ready)
+/* capstone, which every window needs, loaded while the workload starts:
+ * the first window would otherwise load it with its thread stopped (a few
+ * ms here, longer than the program runs between two windows). Started after
+ * the workload is forked, so that no fork copies a half-held loader lock. */
+static void *preload_capstone(void *unused)
 {
+	(void)unused;
 	dlib_capstone_load();
-	if (swb_emulation_wanted() && swb_libunicorn_wanted())
-		dlib_unicorn_load();
-	__atomic_store_n((bool *)ready, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -1610,9 +1638,9 @@ int swbranch_record(const struct record_opts *o, struct record_stats *st)
 	configure_tracker(&s.tracker_attr, &timer, forked);
 	if (forked ? start_workload(&s, &go_fd, &err_fd) < 0 : attach_process(&s, o->pid, &tids, &nr_tids) < 0)
 		goto out;
-	preloading = pthread_create(&preloader, NULL, preload_libraries, &s.libraries_ready) == 0;
+	preloading = pthread_create(&preloader, NULL, preload_capstone, NULL) == 0;
 	s.tracer.no_emulation = !swb_emulation_wanted();
-	s.tracer.no_libunicorn = preloading && !s.tracer.no_emulation;
+	s.tracer.no_libunicorn = !s.tracer.no_emulation && swb_libunicorn_wanted();
 	if (!s.tracer.no_emulation)
 		swb_uc_no_huge_pages();
 	/* Its probe's first debug register waits for an RCU grace period (the
@@ -1695,6 +1723,8 @@ out:
 		close(s.sigfd);
 	if (preloading)
 		pthread_join(preloader, NULL);
+	if (s.libunicorn_loading)
+		pthread_join(s.libunicorn_loader, NULL);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	for (i = 0; i < s.nr_spaces; i++)
 		swb_space_free(s.spaces[i].sp);
