@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -24,6 +25,11 @@ struct run {
 	uint64_t start;
 	struct swb_ctl ctl;
 	struct swb_uop *uops;   /* ctl.uops */
+	/* The runs entered from this one's end, found before (swb_decode_next):
+	 * [0] at ctl.next, [1] the last other one. Valid while links_gen is the
+	 * space's runs_gen, which changes whenever runs are freed. */
+	struct run *link[2];
+	unsigned links_gen;
 };
 
 static void free_run(struct run *r)
@@ -40,6 +46,7 @@ struct swb_space {
 	csh cs;
 	cs_insn *insn;
 	struct hmap runs;       /* uint64_t start -> struct run * */
+	unsigned runs_gen;      /* changed when runs are freed: their links go */
 	/* invalidated since the last window: [start, end) ranges, or all */
 	uint64_t stale[MAX_STALE][2];
 	size_t nr_stale;
@@ -145,6 +152,7 @@ void swb_space_settle(struct swb_space *sp)
 	}
 	sp->all_stale = false;
 	sp->nr_stale = 0;
+	sp->runs_gen++;
 }
 
 struct swb_uc *swb_space_uc(struct swb_space *sp)
@@ -454,14 +462,39 @@ struct swb_mem *swb_space_mem(struct swb_space *sp)
 	return sp->mem;
 }
 
-const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr)
+static struct run *run_at(struct swb_space *sp, pid_t tid, uint64_t addr)
 {
 	struct run **r = hmap_get(&sp->runs, &addr);
 
 	if (!*r) {
-		*r = xmalloc(sizeof(**r));
+		*r = xcalloc(1, sizeof(**r));
 		(*r)->start = addr;
 		decode(sp, tid, addr, *r);
 	}
-	return &(*r)->ctl;
+	return *r;
+}
+
+const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr)
+{
+	return &run_at(sp, tid, addr)->ctl;
+}
+
+const struct swb_ctl *swb_decode_next(struct swb_space *sp, pid_t tid, const struct swb_ctl *from, uint64_t addr)
+{
+	struct run *r, *to;
+	int slot;
+
+	if (!from)
+		return swb_decode_run(sp, tid, addr);
+	r = (struct run *)((char *)from - offsetof(struct run, ctl));
+	slot = addr != from->next;
+	if (r->links_gen != sp->runs_gen) {
+		r->link[0] = r->link[1] = NULL;
+		r->links_gen = sp->runs_gen;
+	}
+	if (r->link[slot] && r->link[slot]->start == addr)
+		return &r->link[slot]->ctl;
+	to = run_at(sp, tid, addr);
+	r->link[slot] = to;
+	return &to->ctl;
 }

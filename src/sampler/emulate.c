@@ -1275,11 +1275,14 @@ static bool interpret(struct swb_uc *u, struct swb_emu *e, uint64_t *ip)
 {
 	const struct swb_uc_goal *g = u->g;
 	struct swb_uc_out *o = u->out;
+	const struct swb_ctl *c = NULL;
 
 	for (;;) {
-		const struct swb_ctl *c = swb_decode_run(u->sp, u->tid, *ip);
-		bool at_p0 = g->seek && g->p0 >= *ip && g->p0 < c->next;
+		bool at_p0;
 		int i;
+
+		c = swb_decode_next(u->sp, u->tid, c, *ip);
+		at_p0 = g->seek && g->p0 >= *ip && g->p0 < c->next;
 
 		/* as on_block() at a block's start */
 		if (swb_window_ends(g->depth, g->seek, g->taken + (uint64_t)o->nr, at_p0)) {

@@ -96,6 +96,10 @@ struct swb_ctl {
 /* The control instruction ending the run that starts at addr, read through tid
  * (cached). Code that cannot be read ends the run as SWB_OTHER: running it faults. */
 const struct swb_ctl *swb_decode_run(struct swb_space *sp, pid_t tid, uint64_t addr);
+/* The same, for the run entered at addr from the end of from (a run of sp's,
+ * or NULL): the way from one run to the next is remembered, so that a path
+ * through code met before needs no lookup. */
+const struct swb_ctl *swb_decode_next(struct swb_space *sp, pid_t tid, const struct swb_ctl *from, uint64_t addr);
 
 /* The PERF_BR_* type of a branch by the kind of its instruction. */
 unsigned swb_perf_type(enum swb_kind k);
