@@ -52,6 +52,7 @@ struct pd_writer {
 	bool have_sid;                      /* trailer values set by pd_writer_set_sample_id() */
 	struct pd_sample sid;
 	bool failed;
+	struct strbuf sample;               /* pd_write_sample()'s, kept: no allocation a sample */
 };
 
 static void set_bit(uint64_t *f, int bit, bool on)
@@ -283,7 +284,7 @@ int pd_write_finished_round(struct pd_writer *w)
 int pd_write_sample(struct pd_writer *w, int evidx, const struct pd_sample *s)
 {
 	const struct perf_event_attr *a;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf *sb = &w->sample;
 	struct perf_event_header h;
 	uint64_t t, u;
 	int ret;
@@ -295,8 +296,9 @@ int pd_write_sample(struct pd_writer *w, int evidx, const struct pd_sample *s)
 	if (t & ~(uint64_t)ENCODABLE)
 		return oc_err("%s: cannot encode sample_type 0x%llx", w->af.path,
 			      (unsigned long long)(t & ~(uint64_t)ENCODABLE));
-#define U64(v) do { u = (v); sb_add(&sb, (const char *)&u, 8); } while (0)
-#define U32PAIR(x, y) do { uint32_t p_[2] = { (x), (y) }; sb_add(&sb, (const char *)p_, 8); } while (0)
+	sb_reset(sb);
+#define U64(v) do { u = (v); sb_add(sb, (const char *)&u, 8); } while (0)
+#define U32PAIR(x, y) do { uint32_t p_[2] = { (x), (y) }; sb_add(sb, (const char *)p_, 8); } while (0)
 	if (t & PERF_SAMPLE_IDENTIFIER)
 		U64(s->id);
 	if (t & PERF_SAMPLE_IP)
@@ -318,23 +320,23 @@ int pd_write_sample(struct pd_writer *w, int evidx, const struct pd_sample *s)
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		U64(s->callchain_nr);
 		if (s->callchain_nr)   /* the pointer may be NULL when empty */
-			sb_add(&sb, (const char *)s->callchain, s->callchain_nr * 8);
+			sb_add(sb, (const char *)s->callchain, s->callchain_nr * 8);
 	}
 	if (t & PERF_SAMPLE_RAW) {
 		/* u32 size + data, padded so the field ends 8-aligned */
 		uint32_t padded = (uint32_t)(((s->raw_size + 4 + 7) & ~7u) - 4);
-		sb_add(&sb, (const char *)&padded, 4);
+		sb_add(sb, (const char *)&padded, 4);
 		if (s->raw_size)
-			sb_add(&sb, s->raw, s->raw_size);
+			sb_add(sb, s->raw, s->raw_size);
 		while (padded-- > s->raw_size)
-			sb_putc(&sb, 0);
+			sb_putc(sb, 0);
 	}
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
 		U64(s->branch_nr);
 		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
 			U64(s->has_hw_idx ? s->branch_hw_idx : (uint64_t)-1);
 		if (s->branch_nr)
-			sb_add(&sb, (const char *)s->branches, s->branch_nr * sizeof(struct pd_branch));
+			sb_add(sb, (const char *)s->branches, s->branch_nr * sizeof(struct pd_branch));
 	}
 	if (t & PERF_SAMPLE_WEIGHT)
 		U64(s->weight);
@@ -346,17 +348,14 @@ int pd_write_sample(struct pd_writer *w, int evidx, const struct pd_sample *s)
 		U64(s->phys_addr);
 #undef U64
 #undef U32PAIR
-	if (sb.len + sizeof(h) > 0xffff) {
-		sb_free(&sb);
-		return oc_err("%s: sample too large (%zu bytes)", w->af.path, sb.len + sizeof(h));
-	}
+	if (sb->len + sizeof(h) > 0xffff)
+		return oc_err("%s: sample too large (%zu bytes)", w->af.path, sb->len + sizeof(h));
 	h.type = PERF_RECORD_SAMPLE;
 	h.misc = s->misc ? s->misc : PERF_RECORD_MISC_USER;
-	h.size = (uint16_t)(sb.len + sizeof(h));
+	h.size = (uint16_t)(sb->len + sizeof(h));
 	ret = pd_write_raw(w, &h, sizeof(h));
 	if (ret == 0)
-		ret = pd_write_raw(w, sb.buf, sb.len);
-	sb_free(&sb);
+		ret = pd_write_raw(w, sb->buf, sb->len);
 	return ret;
 }
 
@@ -564,6 +563,7 @@ static void writer_free(struct pd_writer *w)
 	for (i = 0; i < w->nr_bids; i++)
 		free(w->bids[i].filename);
 	free(w->bids);
+	sb_free(&w->sample);
 	free(w);
 }
 
