@@ -28,11 +28,12 @@
 # run, divided by the windows; after the goal's line, the plain runs'
 # spread (their range over their median: wider than the goal's 0.10x, the
 # machine's own speed moved more than the ratios can tell). First, the fixed cost: ocrec recording `sleep
-# 0.05` (no windows: it sleeps; long enough for the libraries to load, which a
+# 0.05` (no windows: it sleeps; long enough for capstone to load, which a
 # recording that ends sooner waits for), against `sleep 0.05` alone: the part
 # of every ratio that no window adds. Last, per program, where the 1 kHz
 # recording's extra time goes: ocrec's own time in the windows (the sum of
-# -vv's lines), the program's own CPU time recorded against alone (through
+# -vv's lines, and that of the first 100 alone, which meet the program's code
+# first and decode it), the program's own CPU time recorded against alone (through
 # `bash -c 'program; times'`: its caches refill after each window), and the
 # rest (the stops themselves, the fixed cost).
 #
@@ -109,8 +110,11 @@ line_re = re.compile(r"software branch sampler: (\d+) windows .* ([0-9.]+) stops
 times_re = re.compile(r"^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$", re.M)
 window_re = re.compile(r"window of thread \d+ on CPU \d+: -?\d+ branches, \d+ stops, (\d+) us")
 
+FIRST_WINDOWS = 100
+
 def own_time(cmd, recorded):
-    """The program's own CPU ms (sh's times) and, recorded at 1 kHz, the sum of ocrec's windows in ms."""
+    """The program's own CPU ms (sh's times) and, recorded at 1 kHz, the sum of ocrec's windows in ms
+    and that of the first FIRST_WINDOWS (new code to decode) alone."""
     cmd = ["bash", "-c", '"$@" >/dev/null; times', "bash"] + cmd   # bash's times: to the ms
     if recorded:
         cmd = [ocrec, "record", "-vv", "-b", "--branch-sampler=software", "-F", "1000", "-o", "rec.data"] + cmd
@@ -120,7 +124,8 @@ def own_time(cmd, recorded):
         sys.exit(f"bench/sampler.sh: {' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
     um, us, sm, ss = times[1]     # the second line: the shell's children
     cpu = (int(um) * 60 + float(us) + int(sm) * 60 + float(ss)) * 1e3
-    return cpu, sum(int(w) for w in window_re.findall(p.stderr)) / 1e3
+    windows = [int(w) for w in window_re.findall(p.stderr)]
+    return cpu, sum(windows) / 1e3, sum(windows[:FIRST_WINDOWS]) / 1e3
 
 def run(cmd, freq, env, recorder):
     if recorder and recorder.startswith("floor"):
@@ -210,8 +215,10 @@ for name, cmd in programs:
     alone = statistics.median(x[0] for x in mine[False])
     recorded = statistics.median(x[0] for x in mine[True])
     windows = statistics.median(x[1] for x in mine[True])
+    first = statistics.median(x[2] for x in mine[True])
     extra = (statistics.median(x[0] for x in res["1kHz"]) - base_wall) * 1e3
-    print(f"  where 1 kHz's {extra:.1f} ms more go: ocrec's windows {windows:.1f} ms; {name}'s own CPU time "
+    print(f"  where 1 kHz's {extra:.1f} ms more go: ocrec's windows {windows:.1f} ms (the first "
+          f"{FIRST_WINDOWS}: {first:.1f} ms); {name}'s own CPU time "
           f"{recorded - alone:+.1f} ms ({alone:.1f} alone, {recorded:.1f} recorded); the stops and the fixed cost "
           f"{extra - windows - (recorded - alone):.1f} ms ({rounds} runs each, medians)")
 PY
