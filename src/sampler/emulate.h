@@ -45,7 +45,7 @@ struct swb_uc_goal {
 	bool seek;
 	uint64_t p0;
 	uint64_t taken;         /* the window's branches before this run */
-	bool no_libunicorn;     /* it is still loading: stop where the interpreter does */
+	bool no_libunicorn;     /* it is not loaded (yet): stop where the interpreter does */
 };
 
 struct swb_uc_out {

@@ -196,7 +196,7 @@ struct swb_tracer {
 	/* Emulation (emulate.h): windows are emulated first unless no_emulation
 	 * (the caller's swb_emulation_wanted(), read once: the environment is
 	 * not scanned each window); with no_libunicorn, by the interpreter
-	 * alone: libunicorn is still loading), and followed from where it stops,
+	 * alone: libunicorn is not loaded yet), and followed from where it stops,
 	 * the emulated branches guiding the plans. An emulated window leaves
 	 * the thread where it was, or where emulation last went on; with
 	 * finish, the thread is followed to the window's end. With verify
