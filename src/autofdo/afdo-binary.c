@@ -17,6 +17,7 @@
 #include "perfdata/perfdata.h"
 #include "symbols/symbols.h"
 #include "util/util.h"
+#include "x86/x86.h"
 
 struct exec_section {
 	uint64_t addr, size, offset;
@@ -307,7 +308,7 @@ static void decode_chunk(struct afdo_binary *b, struct chunk *ch)
 		unsigned len;
 		uint8_t kind = AFDO_INSN_OTHER;
 
-		if (cs_disasm_iter(b->cs, &code, &left, &pc, insn)) {
+		if (x86_disasm_iter(b->cs, &code, &left, &pc, insn)) {
 			len = insn->size;
 			kind = insn_kind(insn->id);
 		} else {

@@ -152,7 +152,7 @@ static bool decode(struct cfg_ctx *c, const uint8_t *code, size_t avail, uint64_
 		in->r1 = in->r2 = NO_REG;
 		return true;
 	}
-	if (!cs_disasm_iter(c->cs, &p, &left, &pc, ci))
+	if (!x86_disasm_iter(c->cs, &p, &left, &pc, ci))
 		return false;
 	memset(in, 0, sizeof(*in));
 	in->off = off;

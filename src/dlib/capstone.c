@@ -13,7 +13,6 @@ static struct {
 	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
 	cs_insn *(*malloc)(csh);
 	void (*free)(cs_insn *, size_t);
-	bool (*insn_group)(csh, const cs_insn *, unsigned int);
 	cs_err (*regs_access)(csh, const cs_insn *, cs_regs, uint8_t *, cs_regs, uint8_t *);
 } cs;
 static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
@@ -24,7 +23,7 @@ static void cs_load(void)
 	/* the functions of cs, in its order (the entry point first: see dlib_load) */
 	static const char *const syms[] = {
 		"cs_open", "cs_close", "cs_option", "cs_disasm_iter", "cs_malloc", "cs_free",
-		"cs_insn_group", "cs_regs_access"
+		"cs_regs_access"
 	};
 	_Static_assert(sizeof(cs) == sizeof(syms) / sizeof(*syms) * sizeof(void *), "a name per member");
 
@@ -67,11 +66,6 @@ void cs_free(cs_insn *insn, size_t count)
 {
 	if (cs.free)
 		cs.free(insn, count);
-}
-
-bool cs_insn_group(csh handle, const cs_insn *insn, unsigned int group_id)
-{
-	return cs.insn_group && cs.insn_group(handle, insn, group_id);
 }
 
 cs_err cs_regs_access(csh handle, const cs_insn *insn, cs_regs regs_read, uint8_t *regs_read_count,

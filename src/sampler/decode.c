@@ -16,6 +16,7 @@
 #include "sampler/emulate.h"
 #include "sampler/vec.h"
 #include "util/util.h"
+#include "x86/x86.h"
 
 #define MAX_INSN_LEN 15
 #define READ_CHUNK 256
@@ -199,7 +200,7 @@ static bool is_jcc(unsigned id)
 	}
 }
 
-bool swb_classify(csh cs, const cs_insn *in, struct swb_ctl *c)
+bool swb_classify(const cs_insn *in, struct swb_ctl *c)
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *op = x->op_count ? &x->operands[0] : NULL;
@@ -256,9 +257,8 @@ bool swb_classify(csh cs, const cs_insn *in, struct swb_ctl *c)
 		c->target = (uint64_t)op->imm;
 		return true;
 	}
-	if (cs_insn_group(cs, in, CS_GRP_JUMP) || cs_insn_group(cs, in, CS_GRP_CALL) ||
-	    cs_insn_group(cs, in, CS_GRP_RET) || cs_insn_group(cs, in, CS_GRP_INT) ||
-	    cs_insn_group(cs, in, CS_GRP_IRET)) {
+	if (x86_in_group(in, CS_GRP_JUMP) || x86_in_group(in, CS_GRP_CALL) || x86_in_group(in, CS_GRP_RET) ||
+	    x86_in_group(in, CS_GRP_INT) || x86_in_group(in, CS_GRP_IRET)) {
 		c->kind = SWB_OTHER;
 		return true;
 	}
@@ -382,15 +382,15 @@ static void decode(struct swb_space *sp, pid_t tid, uint64_t addr, struct run *r
 		for (;;) {
 			unsigned len;
 
-			while (!done && cs_disasm_iter(sp->cs, &code, &size, &pc, sp->insn)) {
-				if (swb_classify(sp->cs, sp->insn, c)) {
+			while (!done && x86_disasm_iter(sp->cs, &code, &size, &pc, sp->insn)) {
+				if (swb_classify(sp->insn, c)) {
 					set_effect(c, &e);
 					done = true;
 					break;
 				}
 				account(sp, sp->insn, &e);
 				GROW(r->uops, cap, nr + 1);
-				swb_uop_from_insn(sp->cs, sp->insn, &r->uops[nr++]);
+				swb_uop_from_insn(sp->insn, &r->uops[nr++]);
 			}
 			/* AVX-512 instructions capstone 4 does not know (kmovd,
 			 * vptestnmb...): vec.c knows their length, and none of them

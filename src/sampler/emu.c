@@ -93,15 +93,12 @@ static bool explicit_only(unsigned id)
 }
 
 /* Vector and x87 instructions: they write no general register they do not
- * name (pcmp*stri write rcx: not here). */
-static bool vector_only(csh cs, const cs_insn *in)
+ * name (pcmp*stri write rcx: not here). Their groups are read in place: asked
+ * one by one (cs_insn_group()), they took a third of this file's time. */
+static bool vector_only(const cs_insn *in)
 {
-	static const unsigned groups[] = {
-		X86_GRP_SSE1, X86_GRP_SSE2, X86_GRP_SSE3, X86_GRP_SSE41, X86_GRP_SSE42, X86_GRP_SSE4A,
-		X86_GRP_SSSE3, X86_GRP_AVX, X86_GRP_AVX2, X86_GRP_AVX512, X86_GRP_FMA, X86_GRP_FMA4,
-		X86_GRP_F16C, X86_GRP_FPU,
-	};
-	size_t i;
+	const cs_detail *d = in->detail;
+	uint8_t i;
 
 	switch (in->id) {
 	case X86_INS_PCMPESTRI: case X86_INS_PCMPISTRI: case X86_INS_VPCMPESTRI: case X86_INS_VPCMPISTRI:
@@ -109,9 +106,15 @@ static bool vector_only(csh cs, const cs_insn *in)
 	default:
 		break;
 	}
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		if (cs_insn_group(cs, in, groups[i]))
+	for (i = 0; i < d->groups_count; i++)
+		switch (d->groups[i]) {
+		case X86_GRP_SSE1: case X86_GRP_SSE2: case X86_GRP_SSE3: case X86_GRP_SSE41: case X86_GRP_SSE42:
+		case X86_GRP_SSE4A: case X86_GRP_SSSE3: case X86_GRP_AVX: case X86_GRP_AVX2: case X86_GRP_AVX512:
+		case X86_GRP_FMA: case X86_GRP_FMA4: case X86_GRP_F16C: case X86_GRP_FPU:
 			return true;
+		default:
+			break;
+		}
 	return false;
 }
 
@@ -120,7 +123,7 @@ static bool vector_only(csh cs, const cs_insn *in)
  * it names for vector code, all of them for anything else (string
  * instructions, cmpxchg, mul, cpuid... whose implicit operands capstone
  * does not always list). */
-static uint16_t written(csh cs, const cs_insn *in)
+static uint16_t written(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;
 	uint16_t mask = 0, named = 0;
@@ -139,7 +142,7 @@ static uint16_t written(csh cs, const cs_insn *in)
 	}
 	if (explicit_only(in->id))
 		return mask;
-	if (vector_only(cs, in))
+	if (vector_only(in))
 		return named;
 	return 0xffff;
 }
@@ -256,14 +259,14 @@ bool swb_insn_stores_to(const cs_insn *in, int i)
 	return i == 0 && !reads_first_operand(in->id);
 }
 
-static void kill(csh cs, const cs_insn *in, struct swb_uop *u)
+static void kill(const cs_insn *in, struct swb_uop *u)
 {
 	const cs_x86 *x = &in->detail->x86;
 	uint8_t i;
 
 	memset(u, 0, sizeof(*u));
 	u->kind = U_KILL;
-	u->kill = written(cs, in);
+	u->kill = written(in);
 	u->mwrite = swb_insn_stores_implicitly(in) ? MW_ANY : MW_NONE;
 	for (i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
@@ -512,7 +515,7 @@ void swb_uop_unknown(struct swb_uop *u)
 	u->mwrite = MW_ANY;
 }
 
-void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
+void swb_uop_from_insn(const cs_insn *in, struct swb_uop *u)
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *o0 = x->op_count > 0 ? &x->operands[0] : NULL;
@@ -520,7 +523,7 @@ void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u)
 	int b0 = 0, b1 = 0;
 	unsigned d = o0 ? reg_operand(o0, &b0, true) : NO_REG, s = NO_REG;
 
-	kill(cs, in, u);
+	kill(in, u);
 	u->len = (uint8_t)in->size;
 	if (swb_sse_decode(in, u)) {
 		u->kind = U_SSE;

@@ -88,8 +88,8 @@ struct swb_emu {
 
 /* Fill c from the decoded instruction (its uops and stack summary left
  * empty); false when it never transfers control. */
-bool swb_classify(csh cs, const cs_insn *in, struct swb_ctl *c);
-void swb_uop_from_insn(csh cs, const cs_insn *in, struct swb_uop *u);
+bool swb_classify(const cs_insn *in, struct swb_ctl *c);
+void swb_uop_from_insn(const cs_insn *in, struct swb_uop *u);
 /* An instruction capstone does not decode: any register, flag or memory may change. */
 void swb_uop_unknown(struct swb_uop *u);
 /* Whether emu.c computes the uop's effect (else it only forgets). */

@@ -47,6 +47,7 @@
 #include "sampler/pool.h"
 #include "sampler/vec.h"
 #include "util/util.h"
+#include "x86/x86.h"
 
 #define PAGE 4096ULL
 #define PAGE_OF(a) ((a) & ~(PAGE - 1))
@@ -868,7 +869,7 @@ static bool vex_gpr(unsigned id)
  * whether it uses the SSE registers. */
 static bool must_stop(struct swb_uc *u, const cs_insn *in, enum swb_uc_why *why, bool *fp)
 {
-	static const unsigned sse[] = {
+	static const uint8_t sse[] = {
 		X86_GRP_SSE1, X86_GRP_SSE2, X86_GRP_SSE3, X86_GRP_SSSE3, X86_GRP_SSE41, X86_GRP_SSE42,
 		X86_GRP_SSE4A, X86_GRP_AES, X86_GRP_PCLMUL, X86_GRP_SHA,
 	};
@@ -917,13 +918,12 @@ static bool must_stop(struct swb_uc *u, const cs_insn *in, enum swb_uc_why *why,
 	default:
 		break;
 	}
-	if (cs_insn_group(u->cs, in, X86_GRP_FPU) || cs_insn_group(u->cs, in, X86_GRP_MMX) ||
-	    cs_insn_group(u->cs, in, X86_GRP_3DNOW)) {
+	if (x86_in_group(in, X86_GRP_FPU) || x86_in_group(in, X86_GRP_MMX) || x86_in_group(in, X86_GRP_3DNOW)) {
 		*why = SWB_UC_X87;
 		return true;
 	}
 	for (i = 0; i < ARRAY_SIZE(sse); i++)
-		if (cs_insn_group(u->cs, in, sse[i]))
+		if (x86_in_group(in, sse[i]))
 			*fp = true;
 	*fp |= in->id == X86_INS_LDMXCSR || in->id == X86_INS_STMXCSR;
 	return false;
@@ -1002,7 +1002,7 @@ static struct tbinfo *tb_of(struct swb_uc *u, uint64_t b, uint32_t size)
 			tb->icount++;   /* the block ends at our int3 */
 			break;
 		}
-		if (!cs_disasm_iter(u->cs, &p, &left, &at, u->insn)) {
+		if (!x86_disasm_iter(u->cs, &p, &left, &at, u->insn)) {
 			/* libunicorn decodes what capstone 4 does not (kmovd...):
 			 * vec.c may know it */
 			patch(u, at, 1, vex_prefixed(p, left) ? SWB_UC_VECTOR : SWB_UC_INSN);
@@ -1013,7 +1013,7 @@ static struct tbinfo *tb_of(struct swb_uc *u, uint64_t b, uint32_t size)
 			patch(u, u->insn->address, u->insn->size, why);
 		tb->fp |= fp;
 		/* the block may end with a branch (one of ours runs here) */
-		if (at == b + size && swb_classify(u->cs, u->insn, &tb->last) && tb->last.kind != SWB_SYSCALL &&
+		if (at == b + size && swb_classify(u->insn, &tb->last) && tb->last.kind != SWB_SYSCALL &&
 		    tb->last.kind != SWB_OTHER)
 			tb->ctl = &tb->last;
 	}

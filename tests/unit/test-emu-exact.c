@@ -381,7 +381,7 @@ static const char *differ(csh cs, cs_insn *insn, unsigned i, const struct native
 
 	if (!cs_disasm_iter(cs, &p, &n, &addr, insn) || n)
 		return "capstone cannot decode it";
-	swb_uop_from_insn(cs, insn, &u);
+	swb_uop_from_insn(insn, &u);
 	if (!swb_uop_modelled(&u))
 		return "not modelled";
 	memset(&r, 0, sizeof(r));

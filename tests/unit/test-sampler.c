@@ -84,7 +84,7 @@ static int uops_of(csh cs, const char *bytes, size_t n, struct swb_uop *u, int m
 	int nr = 0;
 
 	while (n && nr < max && cs_disasm_iter(cs, &p, &n, &addr, in))
-		swb_uop_from_insn(cs, in, &u[nr++]);
+		swb_uop_from_insn(in, &u[nr++]);
 	cs_free(in, 1);
 	return n ? 0 : nr;
 }
