@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sampler/emu.h"
+#include "sampler/mem.h"
 #include "tap.h"
 
 static uint8_t code[4096];
@@ -437,6 +438,34 @@ int main(void)
 		swb_space_invalidate(sp, a + (uint64_t)i * 0x100000, 16);
 	swb_space_settle(sp);
 	CHECK_INT(run(sp, a)->kind, SWB_SYSCALL, "a range noted among 20 others is dropped");
+
+	/* A page of code that only a new mapping can change (read-only,
+	 * private) is copied once; a writable one is read for each new run. */
+	swb_mem_begin(swb_space_mem(sp), getpid());
+	two = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(two != MAP_FAILED, "mmap");
+	if (two != MAP_FAILED) {
+		memset(two, 0xc3, (size_t)page);
+		CHECK(mprotect(two, (size_t)page, PROT_READ | PROT_EXEC) == 0, "mprotect r-x");
+		CHECK_INT(run(sp, (uint64_t)(uintptr_t)two)->kind, SWB_RET, "code page: ret");
+		mprotect(two, (size_t)page, PROT_READ | PROT_WRITE);
+		memcpy(two + 64, "\x0f\x05", 2);
+		mprotect(two, (size_t)page, PROT_READ | PROT_EXEC);
+		CHECK_INT(run(sp, (uint64_t)(uintptr_t)(two + 64))->kind, SWB_RET,
+			  "code page: copied once, until its mapping changes");
+		swb_space_invalidate(sp, (uint64_t)(uintptr_t)two, (uint64_t)page);   /* mprotect's MMAP2 */
+		swb_space_settle(sp);
+		CHECK_INT(run(sp, (uint64_t)(uintptr_t)(two + 64))->kind, SWB_SYSCALL,
+			  "code page: read again after its mapping changed");
+		CHECK(mprotect(two, (size_t)page, PROT_READ | PROT_WRITE | PROT_EXEC) == 0, "mprotect rwx");
+		swb_space_invalidate(sp, (uint64_t)(uintptr_t)two, (uint64_t)page);
+		swb_space_settle(sp);
+		CHECK_INT(run(sp, (uint64_t)(uintptr_t)(two + 128))->kind, SWB_RET, "writable code page: ret");
+		memcpy(two + 192, "\x0f\x05", 2);
+		CHECK_INT(run(sp, (uint64_t)(uintptr_t)(two + 192))->kind, SWB_SYSCALL,
+			  "writable code page: read for each new run");
+		munmap(two, (size_t)page);
+	}
 
 	swb_space_free(sp);
 	test_emu();
