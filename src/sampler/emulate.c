@@ -111,6 +111,7 @@ struct tbinfo {
 };
 
 #define MAX_NEW_PATCHES 64
+#define NEAR_PAGES 16
 
 struct swb_uc {
 	uc_engine *uc;
@@ -123,7 +124,9 @@ struct swb_uc {
 	struct hmap pages;      /* uint64_t page address -> struct upage * */
 	struct hmap specials;   /* uint64_t instruction address -> struct special * */
 	struct hmap tbs;        /* uint64_t block start -> struct tbinfo * */
-	struct upage *last;     /* the page looked up last */
+	/* the pages looked up last, by the low bits of their number: the
+	 * interpreter's loads and stores go back and forth between a few */
+	struct upage *near[NEAR_PAGES];
 	unsigned gen;           /* windows begun */
 	/* the writable pages the last run read, read again in one system call
 	 * when the next one begins (cleared when pages are dropped) */
@@ -188,14 +191,16 @@ static void insert(struct hmap *m, uint64_t key, void *val)
 
 static struct upage *page_get(struct swb_uc *u, uint64_t page)
 {
-	if (!u->last || u->last->addr != page) {
+	struct upage **near = &u->near[(page / PAGE) % NEAR_PAGES];
+
+	if (!*near || (*near)->addr != page) {
 		struct upage *pg = lookup(&u->pages, page);
 
 		if (!pg)
 			return NULL;
-		u->last = pg;
+		*near = pg;
 	}
-	return u->last;
+	return *near;
 }
 
 static bool read_mem(pid_t tid, uint64_t addr, void *buf, uint64_t n)
@@ -404,7 +409,7 @@ static void drop_pages(struct swb_uc *u, struct drop_pages *d)
 
 	hmap_retain(&u->pages, mark_chunk, d);
 	hmap_retain(&u->pages, keep_page, u);
-	u->last = NULL;
+	memset(u->near, 0, sizeof(u->near));
 	/* a block's decoding may span a dropped page */
 	if (hmap_count(&u->pages) != before)
 		hmap_retain(&u->tbs, keep_none, NULL);
@@ -664,11 +669,33 @@ static void page_copy(struct swb_uc *u, uint64_t addr, void *buf, unsigned n, bo
 	}
 }
 
+/* The page holding an access of n bytes at addr when the access may go on
+ * at once, as vec_pages() would allow it: one page, this window's copy
+ * (stable, or read and noted this window), no int3 of ours in it, not the
+ * rseq area, writable for a write. NULL: take vec_pages(). Most accesses
+ * are these; the full way looked the page up three times. */
+static struct upage *ready_page(struct swb_uc *u, uint64_t addr, unsigned n, bool write)
+{
+	struct upage *pg;
+
+	if (!n || PAGE_OF(addr) != PAGE_OF(addr + n - 1) || (addr < u->rseq_end && addr + n > u->rseq_start) ||
+	    !(pg = page_get(u, PAGE_OF(addr))) || pg->patched ||
+	    (!pg->c->stable && (pg->gen != u->gen || pg->used != u->gen)) ||
+	    (write && !(pg->c->perms & UC_PROT_WRITE)))
+		return NULL;
+	return pg;
+}
+
 /* Memory for vec.c and the interpreter: libunicorn's is the same copies. */
 static bool vec_read(void *arg, uint64_t addr, void *buf, unsigned n)
 {
 	struct swb_uc *u = arg;
+	struct upage *pg = ready_page(u, addr, n, false);
 
+	if (pg) {
+		memcpy(buf, pg->buf + (addr - pg->addr), n);
+		return true;
+	}
 	if (!vec_pages(u, addr, n, false))
 		return false;
 	page_copy(u, addr, buf, n, false);
@@ -678,7 +705,12 @@ static bool vec_read(void *arg, uint64_t addr, void *buf, unsigned n)
 static bool vec_write(void *arg, uint64_t addr, const void *buf, unsigned n)
 {
 	struct swb_uc *u = arg;
+	struct upage *pg = ready_page(u, addr, n, true);
 
+	if (pg) {
+		memcpy(pg->buf + (addr - pg->addr), buf, n);
+		return true;
+	}
 	if (!vec_pages(u, addr, n, true))
 		return false;
 	page_copy(u, addr, (void *)(uintptr_t)buf, n, true);
