@@ -80,6 +80,7 @@ struct uchunk {
 	bool ran;               /* blocks of it were translated */
 	bool in_uc;             /* mapped into libunicorn (only once it runs there) */
 	bool dropped;
+	unsigned kept;          /* the drop_pages() pass that found its mapping as it was */
 	size_t pages;           /* pages that point to it */
 };
 
@@ -120,6 +121,9 @@ struct swb_uc {
 	csh cs;
 	cs_insn *insn;
 	unsigned maps_gen;      /* of mem, when the pages were last checked */
+	unsigned drop_pass;     /* drop_pages() calls */
+	uint64_t code[2];       /* code_runs(): executable [code[0], code[1]) */
+	unsigned code_gen;      /* the maps they were found in (swb_mem_maps_gen()) */
 	bool interpret;         /* the interpreter runs first (interpreter_wanted()) */
 	struct hmap pages;      /* uint64_t page address -> struct upage * */
 	struct hmap specials;   /* uint64_t instruction address -> struct special * */
@@ -378,11 +382,16 @@ static bool mark_chunk(const void *key, void *val, void *arg)
 	if (c->dropped || (d->start != d->end && (addr >= d->end || addr + PAGE <= d->start)))
 		return true;
 	if (d->check_maps) {
-		const struct swb_area *a = swb_mem_area(d->u->mem, addr);
+		const struct swb_area *a;
 
+		if (c->kept == d->u->drop_pass)
+			return true;   /* checked at another of its pages */
+		a = swb_mem_area(d->u->mem, addr);
 		if (a && a->read && !a->volatile_data && a->start <= c->addr && a->end >= c->addr + c->size &&
-		    perms_of(a) == c->perms && c->stable == (!a->write && !a->shared))
+		    perms_of(a) == c->perms && c->stable == (!a->write && !a->shared)) {
+			c->kept = d->u->drop_pass;
 			return true;
+		}
 	}
 	c->dropped = true;
 	return true;
@@ -404,6 +413,7 @@ static bool keep_page(const void *key, void *val, void *arg)
 
 static void drop_pages(struct swb_uc *u, struct drop_pages *d)
 {
+	u->drop_pass++;
 	u->nr_recent = 0;
 	size_t before = hmap_count(&u->pages);
 
@@ -686,6 +696,18 @@ static struct upage *ready_page(struct swb_uc *u, uint64_t addr, unsigned n, boo
 	return pg;
 }
 
+/* memcpy() of a load's or a store's few bytes, without a call for each */
+static void copy_small(void *dst, const void *src, unsigned n)
+{
+	switch (n) {
+	case 1: memcpy(dst, src, 1); return;
+	case 2: memcpy(dst, src, 2); return;
+	case 4: memcpy(dst, src, 4); return;
+	case 8: memcpy(dst, src, 8); return;
+	default: memcpy(dst, src, n); return;
+	}
+}
+
 /* Memory for vec.c and the interpreter: libunicorn's is the same copies. */
 static bool vec_read(void *arg, uint64_t addr, void *buf, unsigned n)
 {
@@ -693,7 +715,7 @@ static bool vec_read(void *arg, uint64_t addr, void *buf, unsigned n)
 	struct upage *pg = ready_page(u, addr, n, false);
 
 	if (pg) {
-		memcpy(buf, pg->buf + (addr - pg->addr), n);
+		copy_small(buf, pg->buf + (addr - pg->addr), n);
 		return true;
 	}
 	if (!vec_pages(u, addr, n, false))
@@ -708,7 +730,7 @@ static bool vec_write(void *arg, uint64_t addr, const void *buf, unsigned n)
 	struct upage *pg = ready_page(u, addr, n, true);
 
 	if (pg) {
-		memcpy(pg->buf + (addr - pg->addr), buf, n);
+		copy_small(pg->buf + (addr - pg->addr), buf, n);
 		return true;
 	}
 	if (!vec_pages(u, addr, n, true))
@@ -1167,14 +1189,24 @@ static bool load_sse(void *arg)
 
 /* Whether [b, end) is code libunicorn would run (executable, as map_page()
  * would map it); decode.c reads it from the thread, so it need not be
- * mapped into libunicorn unless libunicorn takes over. */
+ * mapped into libunicorn unless libunicorn takes over. The areas found so
+ * last are kept while the maps are: the next run is mostly in them. */
 static bool code_runs(struct swb_uc *u, uint64_t b, uint64_t end)
 {
-	const struct swb_area *a = swb_mem_area(u->mem, b);
+	const struct swb_area *a;
+	uint64_t start;
 
+	if (u->code_gen == swb_mem_maps_gen(u->mem) && b >= u->code[0] && end <= u->code[1])
+		return true;
+	a = swb_mem_area(u->mem, b);
+	start = a ? a->start : 0;
 	while (a && a->read && !a->volatile_data && (perms_of(a) & UC_PROT_EXEC)) {
-		if (a->end >= end)
+		if (a->end >= end) {
+			u->code[0] = start;
+			u->code[1] = a->end;
+			u->code_gen = swb_mem_maps_gen(u->mem);
 			return true;
+		}
 		a = swb_mem_area(u->mem, a->end);
 	}
 	return false;
