@@ -15,21 +15,16 @@
 
 #include "x86/x86.h"
 
-static const x86_reg gpr64[16] = {
-	X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
-	X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11, X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
-};
-static const x86_reg gpr32[16] = {
-	X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX, X86_REG_ESP, X86_REG_EBP, X86_REG_ESI, X86_REG_EDI,
-	X86_REG_R8D, X86_REG_R9D, X86_REG_R10D, X86_REG_R11D, X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D,
-};
-static const x86_reg gpr16[16] = {
-	X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX, X86_REG_SP, X86_REG_BP, X86_REG_SI, X86_REG_DI,
-	X86_REG_R8W, X86_REG_R9W, X86_REG_R10W, X86_REG_R11W, X86_REG_R12W, X86_REG_R13W, X86_REG_R14W, X86_REG_R15W,
-};
-static const x86_reg gpr8[16] = {
-	X86_REG_AL, X86_REG_CL, X86_REG_DL, X86_REG_BL, X86_REG_SPL, X86_REG_BPL, X86_REG_SIL, X86_REG_DIL,
-	X86_REG_R8B, X86_REG_R9B, X86_REG_R10B, X86_REG_R11B, X86_REG_R12B, X86_REG_R13B, X86_REG_R14B, X86_REG_R15B,
+/* the general registers by operand size (1, 2, 4, 8 bytes: [0]-[3]), by number */
+static const x86_reg gprs[4][16] = {
+	{ X86_REG_AL, X86_REG_CL, X86_REG_DL, X86_REG_BL, X86_REG_SPL, X86_REG_BPL, X86_REG_SIL, X86_REG_DIL,
+	  X86_REG_R8B, X86_REG_R9B, X86_REG_R10B, X86_REG_R11B, X86_REG_R12B, X86_REG_R13B, X86_REG_R14B, X86_REG_R15B },
+	{ X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX, X86_REG_SP, X86_REG_BP, X86_REG_SI, X86_REG_DI,
+	  X86_REG_R8W, X86_REG_R9W, X86_REG_R10W, X86_REG_R11W, X86_REG_R12W, X86_REG_R13W, X86_REG_R14W, X86_REG_R15W },
+	{ X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX, X86_REG_ESP, X86_REG_EBP, X86_REG_ESI, X86_REG_EDI,
+	  X86_REG_R8D, X86_REG_R9D, X86_REG_R10D, X86_REG_R11D, X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D },
+	{ X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
+	  X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11, X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15 },
 };
 /* registers 4-7 of 8 bits without a REX prefix */
 static const x86_reg high8[4] = { X86_REG_AH, X86_REG_CH, X86_REG_DH, X86_REG_BH };
@@ -105,12 +100,9 @@ static unsigned vsize(const struct dec *d)
 
 static x86_reg gpr(const struct dec *d, unsigned n, unsigned size)
 {
-	switch (size) {
-	case 1: return d->rex || n < 4 || n > 7 ? gpr8[n] : high8[n - 4];
-	case 2: return gpr16[n];
-	case 4: return gpr32[n];
-	default: return gpr64[n];
-	}
+	if (size == 1 && !d->rex && n >= 4 && n <= 7)
+		return high8[n - 4];
+	return gprs[size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3][n];
 }
 
 static cs_x86_op *next_op(struct dec *d, x86_op_type type, unsigned size, uint8_t access)
@@ -180,17 +172,17 @@ static bool add_rm(struct dec *d, unsigned size, uint8_t access)
 		index = (sib >> 3 & 7) | (d->rex & 2 ? 8 : 0);
 		base = sib & 7;
 		if (index != 4)
-			m.index = gpr64[index];
+			m.index = gprs[3][index];
 		m.scale = 1 << (sib >> 6);   /* even without an index, as capstone */
 		if (base == 5 && d->mod == 0)
 			disp_size = 4;
 		else
-			m.base = gpr64[base | (d->rex & 1 ? 8 : 0)];
+			m.base = gprs[3][base | (d->rex & 1 ? 8 : 0)];
 	} else if (base == 5 && d->mod == 0) {
 		m.base = X86_REG_RIP;
 		disp_size = 4;
 	} else {
-		m.base = gpr64[base | (d->rex & 1 ? 8 : 0)];
+		m.base = gprs[3][base | (d->rex & 1 ? 8 : 0)];
 	}
 	if (disp_size && !take_imm(d, disp_size, &disp))
 		return false;
@@ -280,7 +272,7 @@ static unsigned one_byte(struct dec *d, uint8_t op)
 	if (op >= 0x50 && op <= 0x5f) {
 		if (d->opsize16)
 			return 0;
-		add_reg(d, gpr64[(op & 7) | (d->rex & 1 ? 8 : 0)], 8, op < 0x58 ? R : W);
+		add_reg(d, gprs[3][(op & 7) | (d->rex & 1 ? 8 : 0)], 8, op < 0x58 ? R : W);
 		implicit_write(d, X86_REG_RSP);
 		return op < 0x58 ? X86_INS_PUSH : X86_INS_POP;
 	}
