@@ -528,7 +528,7 @@ bool x86_decode_common(const uint8_t *code, size_t size, uint64_t addr, cs_insn 
 			break;
 		}
 	}
-	if (*d.p == 0xf3 && d.end - d.p >= 4 && !memcmp(d.p + 1, "\x0f\x1e\xfa", 3)) {
+	if (d.p == code && d.end - d.p >= 4 && !memcmp(d.p, "\xf3\x0f\x1e\xfa", 4)) {   /* unprefixed */
 		memcpy(d.x->opcode, d.p, 4);
 		d.p += 4;
 		d.x->addr_size = 0;   /* as capstone has it */

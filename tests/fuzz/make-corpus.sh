@@ -13,7 +13,7 @@ C=$ROOT/tests/fuzz/corpus
 FIX=$ROOT/tests/fixtures
 TMP=$(mktemp -d /tmp/ocrec-corpus.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
-NAMES=${*:-cpuinfo cpuid mapfile events-json event-name index elf perfdata perfscript}
+NAMES=${*:-cpuinfo cpuid mapfile events-json event-name index elf perfdata perfscript x86}
 
 fresh() {  # NAME: an empty corpus directory
 	rm -rf "${C:?}/$1"
@@ -26,6 +26,50 @@ prefixed() {
 
 for name in $NAMES; do
 	case $name in
+	x86)
+		# one instruction of each kind x86_decode_common() takes (and some
+		# it leaves to capstone), as hex
+		fresh x86
+		n=0
+		while read -r hex; do
+			n=$((n + 1))
+			for byte in $hex; do
+				printf "\\$(printf %03o "0x$byte")"
+			done >"$C/x86/$(printf %02d $n)"
+		done <<'INSNS'
+48 8b 45 f8
+89 7c 24 0c
+41 83 c4 01
+48 81 ec 08 01 00 00
+80 7e 04 80
+0f 1f 84 00 00 00 00 00
+66 0f 1f 44 00 00
+f3 0f 1e fa
+66 41 0f b6 04 24
+48 0f be 0c 10
+64 48 8b 04 25 28 00 00 00
+48 8d 05 f9 ff ff ff
+ff 24 c5 10 00 00 00
+41 ff d3
+e8 00 00 00 00
+0f 85 11 0c 00 00
+75 0d
+c2 08 00
+c3
+0f 05
+48 f7 e1
+48 99
+d1 e8
+c0 14 1e c9
+f6 c4 04
+0f 97 03
+45 0f 45 ee
+69 d2 ec f4 ff ff
+4c 0f 1f 47 e0
+f3 48 ab
+c5 f9 6f 06
+INSNS
+		;;
 	cpuinfo)
 		fresh cpuinfo
 		cp "$FIX"/cpu/*.cpuinfo "$C/cpuinfo/"

@@ -11,9 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sampler/emu.h"
-#include "sampler/swtrace.h"
 #include "tap.h"
+#include "x86-compare.h"
 #include "x86/x86.h"
 
 struct diff {
@@ -22,87 +21,6 @@ struct diff {
 	long decoded, taken, differ;
 	char first[256];        /* the first difference */
 };
-
-/* the general registers an instruction writes, by cs_regs_access() */
-static unsigned written_gprs(csh cs, const cs_insn *in)
-{
-	cs_regs rd, wr;
-	uint8_t nrd = 0, nwr = 0, i;
-	unsigned mask = 0, g;
-	int bits;
-
-	if (cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
-		return ~0u;
-	for (i = 0; i < nwr; i++)
-		if ((g = x86_gpr(wr[i], &bits)) != X86_NO_GPR)
-			mask |= 1u << g;
-	return mask;
-}
-
-static unsigned groups(const cs_insn *in)
-{
-	static const unsigned g[] = {
-		CS_GRP_JUMP, CS_GRP_CALL, CS_GRP_RET, CS_GRP_INT, CS_GRP_IRET, CS_GRP_PRIVILEGE,
-		CS_GRP_BRANCH_RELATIVE, X86_GRP_SSE1, X86_GRP_SSE2, X86_GRP_AVX, X86_GRP_FPU, X86_GRP_MMX,
-	};
-	unsigned mask = 0, i;
-
-	for (i = 0; i < sizeof(g) / sizeof(*g); i++)
-		if (x86_in_group(in, (uint8_t)g[i]))
-			mask |= 1u << i;
-	return mask;
-}
-
-static bool same_operand(const cs_x86_op *a, const cs_x86_op *b)
-{
-	if (a->type != b->type || a->size != b->size || a->access != b->access)
-		return false;
-	switch (a->type) {
-	case X86_OP_REG: return a->reg == b->reg;
-	case X86_OP_IMM: return a->imm == b->imm;
-	case X86_OP_MEM: return !memcmp(&a->mem, &b->mem, sizeof(a->mem));
-	default: return true;
-	}
-}
-
-/* What differs between capstone's a and ours b, or NULL. */
-static const char *difference(struct diff *d, const cs_insn *a, const cs_insn *b)
-{
-	const cs_x86 *x = &a->detail->x86, *y = &b->detail->x86;
-	struct swb_ctl ca, cb;
-	struct swb_uop ua, ub;
-	bool ka, kb;
-	uint8_t i;
-
-	if (a->id != b->id || a->size != b->size || memcmp(a->bytes, b->bytes, a->size))
-		return "instruction or length";
-	if (memcmp(x->prefix, y->prefix, 4) || memcmp(x->opcode, y->opcode, 4) || x->rex != y->rex ||
-	    x->addr_size != y->addr_size)
-		return "prefix, opcode, rex or address size";
-	if (x->op_count != y->op_count)
-		return "operand count";
-	for (i = 0; i < x->op_count; i++)
-		if (!same_operand(&x->operands[i], &y->operands[i]))
-			return "an operand";
-	if (written_gprs(d->cs, a) != written_gprs(d->cs, b))
-		return "registers written";
-	if (groups(a) != groups(b))
-		return "groups";
-	/* and what the sampler makes of it */
-	ka = swb_classify(a, &ca);
-	kb = swb_classify(b, &cb);
-	if (ka != kb || (ka && memcmp(&ca, &cb, sizeof(ca))))
-		return "the sampler's branch";
-	if (!ka) {
-		memset(&ua, 0, sizeof(ua));
-		memset(&ub, 0, sizeof(ub));
-		swb_uop_from_insn(a, &ua);
-		swb_uop_from_insn(b, &ub);
-		if (memcmp(&ua, &ub, sizeof(ua)))
-			return "the sampler's uop";
-	}
-	return NULL;
-}
 
 /* Compare at code (size bytes); capstone's length there, 0 if it decodes nothing. */
 static size_t compare(struct diff *d, const uint8_t *code, size_t size, uint64_t addr)
@@ -125,7 +43,7 @@ static size_t compare(struct diff *d, const uint8_t *code, size_t size, uint64_t
 	else if (!x86_decode_common(code, size, addr, &bare) || bare.id != d->ours->id || bare.size != d->ours->size)
 		why = "without detail, another instruction";
 	else
-		why = difference(d, d->theirs, d->ours);
+		why = x86_difference(d->cs, d->theirs, d->ours);
 	if (!why)
 		return theirs ? d->theirs->size : 0;
 	if (!d->differ++) {
